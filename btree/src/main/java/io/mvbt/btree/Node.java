@@ -1,0 +1,361 @@
+package io.mvbt.btree;
+
+import org.agrona.DirectBuffer;
+import org.agrona.UnsafeApi;
+
+/**
+ * Leaf and branch pages: a slotted page, read and written at its memory address. After the common
+ * {@link PageHeader}:
+ *
+ * <pre>
+ * 24  u32 contentStart  lowest offset of entry bytes (entries grow down from the page end)
+ * 28  u8  level         0 for leaves, parent = child + 1
+ * 29  u8  reserved
+ * 30  u16 garbage       bytes of removed entries not yet compacted away
+ * 32  u16 slots[count]  offsets of the entries, in key order
+ * </pre>
+ *
+ * A leaf entry is {@code u16 keyLength, u16 valueLength, key, value}; a value length of
+ * {@link #OVERFLOW_MARK} means the value lives in overflow pages and the entry holds a 20-byte
+ * reference ({@code u64 page, u64 revision, u32 length}). A branch entry is
+ * {@code u16 keyLength, u16 reserved, u64 child, u64 childRevision, u64 entriesBelow, key}; the key
+ * of entry 0 is empty (it stands for minus infinity), the key of entry i separates child i-1 (all
+ * keys smaller) from child i (all keys equal or greater).
+ *
+ * <p>Every method trusts the page: pages are validated ({@link PageValidator}) before first use.
+ */
+public final class Node {
+    public static final int CONTENT_START = 24;
+    public static final int LEVEL = 28;
+    public static final int GARBAGE = 30;
+    public static final int SLOTS = 32;
+
+    public static final int LEAF_ENTRY_HEADER = 4;
+    public static final int OVERFLOW_MARK = 0xFFFF;
+    public static final int OVERFLOW_REF = 20;
+
+    public static final int BRANCH_CHILD = 4;
+    public static final int BRANCH_CHILD_REV = 12;
+    public static final int BRANCH_COUNT = 20;
+    public static final int BRANCH_ENTRY_HEADER = 28;
+
+    private Node() {
+    }
+
+    public static void init(long page, boolean leaf, int level, long pageNo, long revision, int pageSize) {
+        PageHeader.init(page, leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH, pageNo, revision);
+        UnsafeApi.putInt(page + CONTENT_START, pageSize);
+        UnsafeApi.putByte(page + LEVEL, (byte) level);
+        UnsafeApi.putByte(page + LEVEL + 1, (byte) 0);
+        UnsafeApi.putShort(page + GARBAGE, (short) 0);
+    }
+
+    public static boolean isLeaf(long page) {
+        return PageHeader.type(page) == PageHeader.TYPE_LEAF;
+    }
+
+    public static int level(long page) {
+        return UnsafeApi.getByte(page + LEVEL) & 0xFF;
+    }
+
+    public static int count(long page) {
+        return UnsafeApi.getShort(page + PageHeader.COUNT) & 0xFFFF;
+    }
+
+    static void setCount(long page, int count) {
+        UnsafeApi.putShort(page + PageHeader.COUNT, (short) count);
+    }
+
+    public static int contentStart(long page) {
+        return UnsafeApi.getInt(page + CONTENT_START);
+    }
+
+    public static int garbage(long page) {
+        return UnsafeApi.getShort(page + GARBAGE) & 0xFFFF;
+    }
+
+    /** Offset of entry {@code i} within the page. */
+    public static int entry(long page, int i) {
+        return UnsafeApi.getShort(page + SLOTS + 2L * i) & 0xFFFF;
+    }
+
+    /** Bytes of the entry at offset {@code off}. */
+    public static int entrySize(long page, int off, boolean leaf) {
+        int keyLength = UnsafeApi.getShort(page + off) & 0xFFFF;
+        if (!leaf) {
+            return BRANCH_ENTRY_HEADER + keyLength;
+        }
+        int valueInfo = UnsafeApi.getShort(page + off + 2) & 0xFFFF;
+        return LEAF_ENTRY_HEADER + keyLength + (valueInfo == OVERFLOW_MARK ? OVERFLOW_REF : valueInfo);
+    }
+
+    /** Bytes of entries and slots in use. */
+    public static int usedBytes(long page, int pageSize) {
+        return pageSize - contentStart(page) - garbage(page) + 2 * count(page);
+    }
+
+    /** Bytes available for entries and their slots, after compaction if needed. */
+    public static int freeBytes(long page, int pageSize) {
+        return pageSize - SLOTS - usedBytes(page, pageSize);
+    }
+
+    // ---- keys
+
+    public static int keyLength(long page, int i) {
+        return UnsafeApi.getShort(page + entry(page, i)) & 0xFFFF;
+    }
+
+    /** Address of the key of entry {@code i}. */
+    public static long keyAddress(long page, int i) {
+        int off = entry(page, i);
+        return page + off + (isLeaf(page) ? LEAF_ENTRY_HEADER : BRANCH_ENTRY_HEADER);
+    }
+
+    // ---- leaf values
+
+    public static boolean isOverflow(long leaf, int i) {
+        return (UnsafeApi.getShort(leaf + entry(leaf, i) + 2) & 0xFFFF) == OVERFLOW_MARK;
+    }
+
+    /** Address of the inline value (or of the overflow reference) of leaf entry {@code i}. */
+    public static long valueAddress(long leaf, int i) {
+        int off = entry(leaf, i);
+        return leaf + off + LEAF_ENTRY_HEADER + (UnsafeApi.getShort(leaf + off) & 0xFFFF);
+    }
+
+    /** Length of the inline value of leaf entry {@code i}. */
+    public static int inlineValueLength(long leaf, int i) {
+        return UnsafeApi.getShort(leaf + entry(leaf, i) + 2) & 0xFFFF;
+    }
+
+    /** Length of the value of leaf entry {@code i}, inline or in overflow pages. */
+    public static int valueLength(long leaf, int i) {
+        int off = entry(leaf, i);
+        int valueInfo = UnsafeApi.getShort(leaf + off + 2) & 0xFFFF;
+        if (valueInfo != OVERFLOW_MARK) {
+            return valueInfo;
+        }
+        return UnsafeApi.getInt(leaf + off + LEAF_ENTRY_HEADER + (UnsafeApi.getShort(leaf + off) & 0xFFFF) + 16);
+    }
+
+    // ---- branch children
+
+    public static long child(long branch, int i) {
+        return UnsafeApi.getLong(branch + entry(branch, i) + BRANCH_CHILD);
+    }
+
+    public static long childRevision(long branch, int i) {
+        return UnsafeApi.getLong(branch + entry(branch, i) + BRANCH_CHILD_REV);
+    }
+
+    public static long childCount(long branch, int i) {
+        return UnsafeApi.getLong(branch + entry(branch, i) + BRANCH_COUNT);
+    }
+
+    public static void setChild(long branch, int i, long child, long revision) {
+        int off = entry(branch, i);
+        UnsafeApi.putLong(branch + off + BRANCH_CHILD, child);
+        UnsafeApi.putLong(branch + off + BRANCH_CHILD_REV, revision);
+    }
+
+    public static void setChildCount(long branch, int i, long count) {
+        UnsafeApi.putLong(branch + entry(branch, i) + BRANCH_COUNT, count);
+    }
+
+    /** Entries in the subtree under this page. */
+    public static long totalCount(long page) {
+        int n = count(page);
+        if (isLeaf(page)) {
+            return n;
+        }
+        long total = 0;
+        for (int i = 0; i < n; i++) {
+            total += childCount(page, i);
+        }
+        return total;
+    }
+
+    // ---- search
+
+    /** Index of {@code key} in a leaf, or {@code -(insertion point) - 1}. */
+    public static int searchLeaf(long leaf, Object keyBase, long keyOff, int keyLen) {
+        int lo = 0;
+        int hi = count(leaf) - 1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            int off = entry(leaf, mid);
+            int cmp = Keys.compare(null, leaf + off + LEAF_ENTRY_HEADER, UnsafeApi.getShort(leaf + off) & 0xFFFF,
+                    keyBase, keyOff, keyLen);
+            if (cmp < 0) {
+                lo = mid + 1;
+            } else if (cmp > 0) {
+                hi = mid - 1;
+            } else {
+                return mid;
+            }
+        }
+        return -(lo + 1);
+    }
+
+    /** Index of the child of a branch whose subtree would hold {@code key}. */
+    public static int searchBranch(long branch, Object keyBase, long keyOff, int keyLen) {
+        int lo = 1;
+        int hi = count(branch) - 1;
+        int found = 0;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            int off = entry(branch, mid);
+            int cmp = Keys.compare(null, branch + off + BRANCH_ENTRY_HEADER, UnsafeApi.getShort(branch + off) & 0xFFFF,
+                    keyBase, keyOff, keyLen);
+            if (cmp <= 0) {
+                found = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return found;
+    }
+
+    public static int searchLeaf(long leaf, DirectBuffer key, int off, int len) {
+        return searchLeaf(leaf, key.byteArray(), key.addressOffset() + off, len);
+    }
+
+    public static int searchBranch(long branch, DirectBuffer key, int off, int len) {
+        return searchBranch(branch, key.byteArray(), key.addressOffset() + off, len);
+    }
+
+    // ---- editing (pages of the running transaction only)
+
+    /**
+     * Inserts the raw entry bytes {@code [srcBase+srcOff, +len)} as entry {@code i}. The caller has
+     * checked {@link #freeBytes} covers {@code len + 2}; compacts through {@code scratch} if the
+     * free bytes are not contiguous.
+     */
+    public static void insertRaw(long page, int pageSize, int i, Object srcBase, long srcOff, int len, long scratch) {
+        int n = count(page);
+        int slotsEnd = SLOTS + 2 * n;
+        if (contentStart(page) - slotsEnd < len + 2) {
+            compact(page, pageSize, scratch);
+        }
+        int start = contentStart(page) - len;
+        UnsafeApi.copyMemory(srcBase, srcOff, null, page + start, len);
+        UnsafeApi.putInt(page + CONTENT_START, start);
+        long slot = page + SLOTS + 2L * i;
+        if (i < n) {
+            UnsafeApi.copyMemory(slot, slot + 2, 2L * (n - i));
+        }
+        UnsafeApi.putShort(slot, (short) start);
+        setCount(page, n + 1);
+    }
+
+    /** Appends raw entry bytes as the last entry (no room check beyond contiguity). */
+    public static void appendRaw(long page, int pageSize, Object srcBase, long srcOff, int len, long scratch) {
+        insertRaw(page, pageSize, count(page), srcBase, srcOff, len, scratch);
+    }
+
+    /**
+     * Appends a branch entry, encoding it in place; the page must have the room contiguous (true
+     * right after {@link #clear}).
+     */
+    public static void appendBranch(long page, Object keyBase, long keyOff, int keyLen, long child, long revision,
+            long count) {
+        int n = count(page);
+        int start = contentStart(page) - BRANCH_ENTRY_HEADER - keyLen;
+        encodeBranch(page + start, keyBase, keyOff, keyLen, child, revision, count);
+        UnsafeApi.putInt(page + CONTENT_START, start);
+        UnsafeApi.putShort(page + SLOTS + 2L * n, (short) start);
+        setCount(page, n + 1);
+    }
+
+    /** Removes entry {@code i}; its bytes become garbage until the next compaction. */
+    public static void remove(long page, int i) {
+        int n = count(page);
+        boolean leaf = isLeaf(page);
+        int size = entrySize(page, entry(page, i), leaf);
+        long slot = page + SLOTS + 2L * i;
+        if (i < n - 1) {
+            UnsafeApi.copyMemory(slot + 2, slot, 2L * (n - 1 - i));
+        }
+        setCount(page, n - 1);
+        UnsafeApi.putShort(page + GARBAGE, (short) (garbage(page) + size));
+    }
+
+    /** Removes every entry. */
+    public static void clear(long page, int pageSize) {
+        setCount(page, 0);
+        UnsafeApi.putInt(page + CONTENT_START, pageSize);
+        UnsafeApi.putShort(page + GARBAGE, (short) 0);
+    }
+
+    /** Rewrites the entries so that all free bytes are contiguous. */
+    public static void compact(long page, int pageSize, long scratch) {
+        UnsafeApi.copyMemory(page, scratch, pageSize);
+        boolean leaf = isLeaf(scratch);
+        int n = count(scratch);
+        int start = pageSize;
+        for (int i = 0; i < n; i++) {
+            int off = entry(scratch, i);
+            int size = entrySize(scratch, off, leaf);
+            start -= size;
+            UnsafeApi.copyMemory(scratch + off, page + start, size);
+            UnsafeApi.putShort(page + SLOTS + 2L * i, (short) start);
+        }
+        UnsafeApi.putInt(page + CONTENT_START, start);
+        UnsafeApi.putShort(page + GARBAGE, (short) 0);
+    }
+
+    /** Copies a page into a fresh page of the running transaction, compacting it on the way. */
+    public static void copyCompacted(long from, long to, int pageSize, long pageNo, long revision) {
+        boolean leaf = isLeaf(from);
+        init(to, leaf, level(from), pageNo, revision, pageSize);
+        int n = count(from);
+        int start = pageSize;
+        for (int i = 0; i < n; i++) {
+            int off = entry(from, i);
+            int size = entrySize(from, off, leaf);
+            start -= size;
+            UnsafeApi.copyMemory(from + off, to + start, size);
+            UnsafeApi.putShort(to + SLOTS + 2L * i, (short) start);
+        }
+        setCount(to, n);
+        UnsafeApi.putInt(to + CONTENT_START, start);
+    }
+
+    // ---- encoding entries into a buffer (scratch memory)
+
+    /** Writes a leaf entry with an inline value at {@code dst}; returns its size. */
+    public static int encodeLeaf(long dst, Object keyBase, long keyOff, int keyLen, Object valueBase, long valueOff,
+            int valueLen) {
+        UnsafeApi.putShort(dst, (short) keyLen);
+        UnsafeApi.putShort(dst + 2, (short) valueLen);
+        UnsafeApi.copyMemory(keyBase, keyOff, null, dst + LEAF_ENTRY_HEADER, keyLen);
+        UnsafeApi.copyMemory(valueBase, valueOff, null, dst + LEAF_ENTRY_HEADER + keyLen, valueLen);
+        return LEAF_ENTRY_HEADER + keyLen + valueLen;
+    }
+
+    /** Writes a leaf entry whose value lives in overflow pages; returns its size. */
+    public static int encodeLeafOverflow(long dst, Object keyBase, long keyOff, int keyLen, long firstPage,
+            long revision, int valueLen) {
+        UnsafeApi.putShort(dst, (short) keyLen);
+        UnsafeApi.putShort(dst + 2, (short) OVERFLOW_MARK);
+        UnsafeApi.copyMemory(keyBase, keyOff, null, dst + LEAF_ENTRY_HEADER, keyLen);
+        long ref = dst + LEAF_ENTRY_HEADER + keyLen;
+        UnsafeApi.putLong(ref, firstPage);
+        UnsafeApi.putLong(ref + 8, revision);
+        UnsafeApi.putInt(ref + 16, valueLen);
+        return LEAF_ENTRY_HEADER + keyLen + OVERFLOW_REF;
+    }
+
+    /** Writes a branch entry at {@code dst}; returns its size. */
+    public static int encodeBranch(long dst, Object keyBase, long keyOff, int keyLen, long child, long revision,
+            long count) {
+        UnsafeApi.putShort(dst, (short) keyLen);
+        UnsafeApi.putShort(dst + 2, (short) 0);
+        UnsafeApi.putLong(dst + BRANCH_CHILD, child);
+        UnsafeApi.putLong(dst + BRANCH_CHILD_REV, revision);
+        UnsafeApi.putLong(dst + BRANCH_COUNT, count);
+        UnsafeApi.copyMemory(keyBase, keyOff, null, dst + BRANCH_ENTRY_HEADER, keyLen);
+        return BRANCH_ENTRY_HEADER + keyLen;
+    }
+}

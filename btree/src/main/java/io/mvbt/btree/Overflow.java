@@ -1,0 +1,126 @@
+package io.mvbt.btree;
+
+import org.agrona.UnsafeApi;
+
+import io.mvbt.pagestore.CorruptionException;
+
+/**
+ * Values too large for a leaf live in runs of contiguous overflow pages, so a 100 KB value costs
+ * about 100 KB. A value larger than one run ({@link PageWriter#maxRunPages()}) is a chain of runs.
+ * Runs are written once and never change: copying the leaf that points at them copies only the
+ * 20-byte reference. The first page of each run carries, after the {@link PageHeader}:
+ *
+ * <pre>
+ * 24 u32 pages      pages in this run
+ * 28 u32 bytes      value bytes in this run
+ * 32 u64 next       first page of the next run, 0 if last
+ * 40 u64 nextRev    revision of the next run
+ * 48 ...            value bytes
+ * </pre>
+ */
+public final class Overflow {
+    public static final int PAGES = 24;
+    public static final int BYTES = 28;
+    public static final int NEXT = 32;
+    public static final int NEXT_REVISION = 40;
+    public static final int DATA = 48;
+
+    private Overflow() {
+    }
+
+    /** Pages a value of {@code length} bytes takes. */
+    public static long pagesFor(long length, int pageSize, int maxRunPages) {
+        long perRun = (long) maxRunPages * pageSize - DATA;
+        long runs = Math.max(1, (length + perRun - 1) / perRun);
+        long lastBytes = length - (runs - 1) * perRun;
+        return (runs - 1) * maxRunPages + (lastBytes + DATA + pageSize - 1) / pageSize;
+    }
+
+    /**
+     * Writes a value into new runs, last run first so that each run can name the next; returns the
+     * first page (written at {@code w.revision()}) and adds the pages to {@code root}.
+     */
+    public static long write(PageWriter w, Object base, long offset, int length, TreeRoot root) {
+        int pageSize = w.pageSize();
+        long perRun = (long) w.maxRunPages() * pageSize - DATA;
+        int runs = (int) Math.max(1, (length + perRun - 1) / perRun);
+        long next = 0;
+        for (int r = runs - 1; r >= 0; r--) {
+            long start = r * perRun;
+            int bytes = (int) Math.min(perRun, length - start);
+            int pages = (int) ((bytes + DATA + pageSize - 1) / pageSize);
+            long pageNo = w.allocate(pages);
+            long address = w.address(pageNo);
+            PageHeader.init(address, PageHeader.TYPE_OVERFLOW, pageNo, w.revision());
+            UnsafeApi.putInt(address + PAGES, pages);
+            UnsafeApi.putInt(address + BYTES, bytes);
+            UnsafeApi.putLong(address + NEXT, next);
+            UnsafeApi.putLong(address + NEXT_REVISION, next == 0 ? 0 : w.revision());
+            UnsafeApi.copyMemory(base, offset + start, null, address + DATA, bytes);
+            long tail = (long) pages * pageSize - DATA - bytes;
+            if (tail > 0) {
+                UnsafeApi.setMemory(address + DATA + bytes, tail, (byte) 0);
+            }
+            w.seal(pageNo, pages);
+            root.overflowPages += pages;
+            next = pageNo;
+        }
+        return next;
+    }
+
+    /** Address of the value bytes if the value is one run, else 0. */
+    public static long contiguousAddress(PageReader r, long pageNo, long revision, int length) {
+        long address = r.page(pageNo, revision, PageHeader.TYPE_OVERFLOW);
+        if (UnsafeApi.getLong(address + NEXT) != 0) {
+            return 0;
+        }
+        checkBytes(pageNo, address, length);
+        return address + DATA;
+    }
+
+    /** Copies the value, run by run, to {@code (base, offset)}. */
+    public static void read(PageReader r, long pageNo, long revision, int length, Object base, long offset) {
+        long copied = 0;
+        long page = pageNo;
+        long rev = revision;
+        while (page != 0) {
+            long address = r.page(page, rev, PageHeader.TYPE_OVERFLOW);
+            int bytes = UnsafeApi.getInt(address + BYTES);
+            if (bytes < 0 || copied + bytes > length) {
+                throw new CorruptionException(page, "overflow chain holds more than the " + length
+                        + " bytes its entry says");
+            }
+            UnsafeApi.copyMemory(null, address + DATA, base, offset + copied, bytes);
+            copied += bytes;
+            rev = UnsafeApi.getLong(address + NEXT_REVISION);
+            page = UnsafeApi.getLong(address + NEXT);
+        }
+        if (copied != length) {
+            throw new CorruptionException(pageNo, "overflow chain holds " + copied + " bytes, its entry says "
+                    + length);
+        }
+    }
+
+    /** Frees every run of a value and subtracts the pages from {@code root}. */
+    public static void free(PageWriter w, long pageNo, long revision, TreeRoot root) {
+        long page = pageNo;
+        long rev = revision;
+        while (page != 0) {
+            long address = w.page(page, rev, PageHeader.TYPE_OVERFLOW);
+            int pages = UnsafeApi.getInt(address + PAGES);
+            long next = UnsafeApi.getLong(address + NEXT);
+            long nextRev = UnsafeApi.getLong(address + NEXT_REVISION);
+            w.free(page, rev, pages);
+            root.overflowPages -= pages;
+            page = next;
+            rev = nextRev;
+        }
+    }
+
+    private static void checkBytes(long pageNo, long address, int length) {
+        if (UnsafeApi.getInt(address + BYTES) != length) {
+            throw new CorruptionException(pageNo, "overflow run holds " + UnsafeApi.getInt(address + BYTES)
+                    + " bytes, its entry says " + length);
+        }
+    }
+}

@@ -1,0 +1,96 @@
+package io.mvbt.btree;
+
+import org.agrona.UnsafeApi;
+
+/**
+ * The 24-byte header every data page starts with (little-endian), read and written at the page's
+ * memory address:
+ *
+ * <pre>
+ *  0  u32 checksum   CRC32C of the rest of the page (of the whole run for overflow pages)
+ *  4  u8  type       LEAF, BRANCH, OVERFLOW, FREE_BITS, FREE_INDEX
+ *  5  u8  flags      SEALED once the checksum is valid
+ *  6  u16 count      entries (leaf and branch pages)
+ *  8  u64 revision   the revision that wrote the page
+ * 16  u64 pageNo     where the page belongs, so a misplaced page is caught
+ * </pre>
+ */
+public final class PageHeader {
+    public static final int CHECKSUM = 0;
+    public static final int TYPE = 4;
+    public static final int FLAGS = 5;
+    public static final int COUNT = 6;
+    public static final int REVISION = 8;
+    public static final int PAGE_NO = 16;
+    public static final int SIZE = 24;
+
+    public static final int TYPE_LEAF = 1;
+    public static final int TYPE_BRANCH = 2;
+    public static final int TYPE_OVERFLOW = 3;
+    public static final int TYPE_FREE_BITS = 4;
+    public static final int TYPE_FREE_INDEX = 5;
+
+    /** The checksum field holds the CRC32C of the page (or run). */
+    public static final int FLAG_SEALED = 1;
+
+    private PageHeader() {
+    }
+
+    public static void init(long page, int type, long pageNo, long revision) {
+        UnsafeApi.putInt(page + CHECKSUM, 0);
+        UnsafeApi.putByte(page + TYPE, (byte) type);
+        UnsafeApi.putByte(page + FLAGS, (byte) 0);
+        UnsafeApi.putShort(page + COUNT, (short) 0);
+        UnsafeApi.putLong(page + REVISION, revision);
+        UnsafeApi.putLong(page + PAGE_NO, pageNo);
+    }
+
+    public static int type(long page) {
+        return UnsafeApi.getByte(page + TYPE) & 0xFF;
+    }
+
+    public static long revision(long page) {
+        return UnsafeApi.getLong(page + REVISION);
+    }
+
+    public static long pageNo(long page) {
+        return UnsafeApi.getLong(page + PAGE_NO);
+    }
+
+    public static boolean isSealed(long page) {
+        return (UnsafeApi.getByte(page + FLAGS) & FLAG_SEALED) != 0;
+    }
+
+    public static int checksum(long page) {
+        return UnsafeApi.getInt(page + CHECKSUM);
+    }
+
+    /** Stores a checksum and then marks the page sealed, in that order, for readers that look. */
+    public static void seal(long page, int checksum) {
+        UnsafeApi.putInt(page + CHECKSUM, checksum);
+        UnsafeApi.storeFence();
+        UnsafeApi.putByte(page + FLAGS, (byte) (UnsafeApi.getByte(page + FLAGS) | FLAG_SEALED));
+    }
+
+    /** Clears the sealed mark before a page of the running transaction is changed again. */
+    public static void unseal(long page) {
+        UnsafeApi.putByte(page + FLAGS, (byte) (UnsafeApi.getByte(page + FLAGS) & ~FLAG_SEALED));
+    }
+
+    public static String typeName(int type) {
+        switch (type) {
+            case TYPE_LEAF:
+                return "leaf";
+            case TYPE_BRANCH:
+                return "branch";
+            case TYPE_OVERFLOW:
+                return "overflow";
+            case TYPE_FREE_BITS:
+                return "free-space bitmap";
+            case TYPE_FREE_INDEX:
+                return "free-space index";
+            default:
+                return "unknown type " + type;
+        }
+    }
+}

@@ -1,0 +1,122 @@
+package io.mvbt.btree;
+
+import org.agrona.UnsafeApi;
+
+import io.mvbt.pagestore.CorruptionException;
+
+/**
+ * Checks a page read from storage before anything trusts it: the header says what the pointer to
+ * it said (page number, revision, type), and every offset and length inside stays within the page,
+ * keys are in order, and the entry bytes account for the whole content area. After this, the
+ * unchecked accessors of {@link Node} cannot leave the page.
+ */
+public final class PageValidator {
+    private PageValidator() {
+    }
+
+    /** Checks the header of any data page. */
+    public static void checkHeader(long page, long pageNo, long revision, int type) {
+        int actualType = PageHeader.type(page);
+        if (actualType != type) {
+            throw new CorruptionException(pageNo, "is a " + PageHeader.typeName(actualType) + " page where a "
+                    + PageHeader.typeName(type) + " page belongs");
+        }
+        if (PageHeader.pageNo(page) != pageNo) {
+            throw new CorruptionException(pageNo, "header names page " + PageHeader.pageNo(page)
+                    + " (a misplaced or stale page)");
+        }
+        if (PageHeader.revision(page) != revision) {
+            throw new CorruptionException(pageNo, "written at revision " + PageHeader.revision(page)
+                    + " but its parent expects revision " + revision + " (a stale or lost write)");
+        }
+    }
+
+    /** Checks the structure of a leaf or branch page. */
+    public static void checkNode(long page, long pageNo, TreeLimits limits) {
+        int pageSize = limits.pageSize;
+        boolean leaf = Node.isLeaf(page);
+        int count = Node.count(page);
+        int contentStart = Node.contentStart(page);
+        int garbage = Node.garbage(page);
+        int level = Node.level(page);
+        int slotsEnd = Node.SLOTS + 2 * count;
+        if (contentStart < slotsEnd || contentStart > pageSize) {
+            fail(pageNo, "content starts at " + contentStart + ", outside [" + slotsEnd + ", " + pageSize + "]");
+        }
+        if (garbage > pageSize - contentStart) {
+            fail(pageNo, "claims " + garbage + " garbage bytes in a content area of " + (pageSize - contentStart));
+        }
+        if (leaf ? level != 0 : level < 1 || level >= TreeLimits.MAX_DEPTH) {
+            fail(pageNo, "a " + (leaf ? "leaf" : "branch") + " at level " + level);
+        }
+        if (!leaf && count == 0) {
+            fail(pageNo, "a branch without children");
+        }
+        int header = leaf ? Node.LEAF_ENTRY_HEADER : Node.BRANCH_ENTRY_HEADER;
+        long content = 0;
+        long previousKey = 0;
+        int previousLength = -1;
+        for (int i = 0; i < count; i++) {
+            int off = Node.entry(page, i);
+            if (off < contentStart || off + header > pageSize) {
+                fail(pageNo, "entry " + i + " at offset " + off + " lies outside the content area");
+            }
+            int keyLength = UnsafeApi.getShort(page + off) & 0xFFFF;
+            if (keyLength > limits.maxKeySize) {
+                fail(pageNo, "entry " + i + " has a key of " + keyLength + " bytes, over the limit "
+                        + limits.maxKeySize);
+            }
+            int size = Node.entrySize(page, off, leaf);
+            if (off + size > pageSize) {
+                fail(pageNo, "entry " + i + " (" + size + " bytes at " + off + ") runs past the page end");
+            }
+            if (leaf && Node.isOverflow(page, i)) {
+                int length = UnsafeApi.getInt(page + off + header + keyLength + 16);
+                if (length < 0) {
+                    fail(pageNo, "entry " + i + " has a negative overflow length");
+                }
+            }
+            if (!leaf && i == 0 && keyLength != 0) {
+                fail(pageNo, "first child of a branch carries a key");
+            }
+            long key = page + off + header;
+            if (previousLength >= 0 && (leaf || i > 1)
+                    && Keys.compare(null, previousKey, previousLength, null, key, keyLength) >= 0) {
+                fail(pageNo, "keys out of order at entry " + i);
+            }
+            previousKey = key;
+            previousLength = keyLength;
+            content += size;
+        }
+        if (content + garbage != pageSize - contentStart) {
+            fail(pageNo, "entries hold " + content + " bytes and garbage " + garbage + ", but the content area is "
+                    + (pageSize - contentStart) + " bytes");
+        }
+    }
+
+    /** Checks the header fields of the first page of an overflow run. */
+    public static void checkOverflow(long page, long pageNo, int pageSize, int maxRunPages) {
+        int pages = UnsafeApi.getInt(page + Overflow.PAGES);
+        int bytes = UnsafeApi.getInt(page + Overflow.BYTES);
+        if (pages < 1 || pages > maxRunPages) {
+            fail(pageNo, "overflow run of " + pages + " pages (at most " + maxRunPages + ")");
+        }
+        if (bytes < 0 || bytes > (long) pages * pageSize - Overflow.DATA) {
+            fail(pageNo, "overflow run claims " + bytes + " bytes in " + pages + " pages");
+        }
+        long next = UnsafeApi.getLong(page + Overflow.NEXT);
+        long nextRevision = UnsafeApi.getLong(page + Overflow.NEXT_REVISION);
+        if (next < 0 || (next != 0 && nextRevision > PageHeader.revision(page))) {
+            fail(pageNo, "overflow run points at page " + next + " of revision " + nextRevision);
+        }
+    }
+
+    /** Pages in the overflow run starting at {@code page} (valid after {@link #checkOverflow}). */
+    public static int overflowPages(long page) {
+        return UnsafeApi.getInt(page + Overflow.PAGES);
+    }
+
+    private static void fail(long pageNo, String message) {
+        throw new CorruptionException(pageNo, message);
+    }
+}

@@ -1,0 +1,543 @@
+package io.mvbt.btree;
+
+import org.agrona.BufferUtil;
+import org.agrona.UnsafeApi;
+
+import io.mvbt.pagestore.CorruptionException;
+
+/**
+ * Copy-on-write edits of one tree at a time, for the single writer. An edit descends read-only,
+ * recording the path; then it copies the pages on the path that an earlier revision wrote (each at
+ * most once per transaction, since a copied page carries the transaction's revision) and changes
+ * them in place. Splits, merges and redistribution keep entry counts of every subtree exact in the
+ * branch entries above it, with no extra page writes.
+ *
+ * <p>Not thread-safe; one editor serves one writer. The scratch memory it owns is reused, so an
+ * edit allocates nothing on the heap.
+ */
+public final class TreeEditor {
+    private static final int MAX_DEPTH = TreeLimits.MAX_DEPTH;
+
+    private final TreeLimits limits;
+    private final int pageSize;
+    /** Four pages of scratch memory: two page copies and two entry buffers. */
+    private final java.nio.ByteBuffer scratchMemory;
+    private final long scratchA;
+    private final long scratchB;
+    /** Two entry buffers, alternated by level, so an entry for the parent never overwrites one in use. */
+    private final long[] entryBuffer = new long[2];
+
+    private final long[] pathPage = new long[MAX_DEPTH];
+    private final long[] pathAddress = new long[MAX_DEPTH];
+    private final int[] pathIndex = new int[MAX_DEPTH];
+
+    /** Entries of one or two pages laid out in order, for splitting and redistributing. */
+    private final long[] listAddress;
+    private final int[] listSize;
+
+    private PageWriter w;
+    private TreeRoot root;
+    private int depth;
+
+    public TreeEditor(TreeLimits limits) {
+        this.limits = limits;
+        this.pageSize = limits.pageSize;
+        this.scratchMemory = BufferUtil.allocateDirectAligned(pageSize * 4, 64);
+        long base = BufferUtil.address(scratchMemory);
+        this.scratchA = base;
+        this.scratchB = base + pageSize;
+        this.entryBuffer[0] = base + 2L * pageSize;
+        this.entryBuffer[1] = base + 3L * pageSize;
+        int maxEntries = 2 * (limits.usable / (Node.LEAF_ENTRY_HEADER + 2)) + 2;
+        this.listAddress = new long[maxEntries];
+        this.listSize = new int[maxEntries];
+    }
+
+    public TreeLimits limits() {
+        return limits;
+    }
+
+    // ------------------------------------------------------------------ put
+
+    /**
+     * Inserts or replaces {@code key}; returns true if the key is new.
+     */
+    public boolean put(PageWriter writer, TreeRoot tree, Object keyBase, long keyOff, int keyLen, Object valueBase,
+            long valueOff, int valueLen) {
+        begin(writer, tree);
+        // The entry inserted at level L lives in entryBuffer[L & 1]; its parent's in the other one.
+        long entry = entryBuffer[Math.max(depth - 1, 0) & 1];
+        int entrySize = encodeNewEntry(entry, keyBase, keyOff, keyLen, valueBase, valueOff, valueLen);
+        if (root.isEmpty()) {
+            long pageNo = w.allocate(1);
+            long page = w.address(pageNo);
+            Node.init(page, true, 0, pageNo, w.revision(), pageSize);
+            Node.insertRaw(page, pageSize, 0, null, entry, entrySize, scratchA);
+            root.page = pageNo;
+            root.revision = w.revision();
+            root.depth = 1;
+            root.entries = 1;
+            root.leafPages = 1;
+            return true;
+        }
+        descend(keyBase, keyOff, keyLen);
+        int leafLevel = depth - 1;
+        int pos = Node.searchLeaf(pathAddress[leafLevel], keyBase, keyOff, keyLen);
+        makePathWritable();
+        long leaf = pathAddress[leafLevel];
+        boolean inserted = pos < 0;
+        int at;
+        if (inserted) {
+            at = -pos - 1;
+            addToPathCounts(1);
+            root.entries++;
+        } else {
+            at = pos;
+            freeOverflowOf(leaf, at);
+            Node.remove(leaf, at);
+        }
+        insertAt(leafLevel, at, entry, entrySize);
+        return inserted;
+    }
+
+    /** Encodes the leaf entry for a new value, writing the value to overflow pages if needed. */
+    private int encodeNewEntry(long dst, Object keyBase, long keyOff, int keyLen, Object valueBase, long valueOff,
+            int valueLen) {
+        if (limits.inline(keyLen, valueLen)) {
+            return Node.encodeLeaf(dst, keyBase, keyOff, keyLen, valueBase, valueOff, valueLen);
+        }
+        long first = Overflow.write(w, valueBase, valueOff, valueLen, root);
+        return Node.encodeLeafOverflow(dst, keyBase, keyOff, keyLen, first, w.revision(), valueLen);
+    }
+
+    // ------------------------------------------------------------------ delete
+
+    /** Deletes {@code key}; returns true if it was there. */
+    public boolean delete(PageWriter writer, TreeRoot tree, Object keyBase, long keyOff, int keyLen) {
+        begin(writer, tree);
+        if (root.isEmpty()) {
+            return false;
+        }
+        descend(keyBase, keyOff, keyLen);
+        int leafLevel = depth - 1;
+        int pos = Node.searchLeaf(pathAddress[leafLevel], keyBase, keyOff, keyLen);
+        if (pos < 0) {
+            return false;
+        }
+        makePathWritable();
+        long leaf = pathAddress[leafLevel];
+        freeOverflowOf(leaf, pos);
+        Node.remove(leaf, pos);
+        addToPathCounts(-1);
+        root.entries--;
+        rebalance(leafLevel);
+        return true;
+    }
+
+    /**
+     * Frees every page of a tree (its overflow runs too) and leaves it empty. Visits each page once;
+     * a later change makes very large trees reclaim in steps instead.
+     */
+    public void freeAll(PageWriter writer, TreeRoot tree) {
+        begin(writer, tree);
+        if (!root.isEmpty()) {
+            freeSubtree(root.page, root.revision, root.depth - 1, 0);
+        }
+        root.clear();
+    }
+
+    private void freeSubtree(long pageNo, long revision, int level, int guard) {
+        if (guard >= MAX_DEPTH) {
+            throw new CorruptionException(pageNo, "tree deeper than " + MAX_DEPTH + " levels");
+        }
+        boolean leaf = level == 0;
+        long page = w.page(pageNo, revision, leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH);
+        int n = Node.count(page);
+        if (leaf) {
+            for (int i = 0; i < n; i++) {
+                freeOverflowOf(page, i);
+            }
+        } else {
+            for (int i = 0; i < n; i++) {
+                freeSubtree(Node.child(page, i), Node.childRevision(page, i), level - 1, guard + 1);
+            }
+        }
+        w.free(pageNo, revision, 1);
+    }
+
+    // ------------------------------------------------------------------ path
+
+    private void begin(PageWriter writer, TreeRoot tree) {
+        this.w = writer;
+        this.root = tree;
+        this.depth = tree.depth;
+        if (depth > MAX_DEPTH) {
+            throw new CorruptionException(tree.page, "tree depth " + depth + " exceeds " + MAX_DEPTH);
+        }
+    }
+
+    private void descend(Object keyBase, long keyOff, int keyLen) {
+        long pageNo = root.page;
+        long revision = root.revision;
+        for (int level = 0; level < depth; level++) {
+            boolean leaf = level == depth - 1;
+            long page = w.page(pageNo, revision, leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH);
+            checkLevel(page, pageNo, depth - 1 - level);
+            pathPage[level] = pageNo;
+            pathAddress[level] = page;
+            if (!leaf) {
+                int i = Node.searchBranch(page, keyBase, keyOff, keyLen);
+                pathIndex[level] = i;
+                pageNo = Node.child(page, i);
+                revision = Node.childRevision(page, i);
+            }
+        }
+    }
+
+    static void checkLevel(long page, long pageNo, int expected) {
+        if (Node.level(page) != expected) {
+            throw new CorruptionException(pageNo, "node at level " + Node.level(page) + " where level " + expected
+                    + " belongs");
+        }
+    }
+
+    /** Copies every page on the path that an earlier revision wrote, top down. */
+    private void makePathWritable() {
+        long revision = w.revision();
+        for (int level = 0; level < depth; level++) {
+            long page = pathAddress[level];
+            long pageRevision = PageHeader.revision(page);
+            if (pageRevision == revision) {
+                continue;
+            }
+            long copyNo = w.allocate(1);
+            long copy = w.address(copyNo);
+            Node.copyCompacted(page, copy, pageSize, copyNo, revision);
+            w.free(pathPage[level], pageRevision, 1);
+            pathPage[level] = copyNo;
+            pathAddress[level] = copy;
+            pointParentAt(level, copyNo);
+        }
+    }
+
+    private void pointParentAt(int level, long pageNo) {
+        if (level == 0) {
+            root.page = pageNo;
+            root.revision = w.revision();
+        } else {
+            Node.setChild(pathAddress[level - 1], pathIndex[level - 1], pageNo, w.revision());
+        }
+    }
+
+    private void addToPathCounts(long delta) {
+        for (int level = 0; level < depth - 1; level++) {
+            long branch = pathAddress[level];
+            int i = pathIndex[level];
+            Node.setChildCount(branch, i, Node.childCount(branch, i) + delta);
+        }
+    }
+
+    private void freeOverflowOf(long leaf, int i) {
+        if (Node.isOverflow(leaf, i)) {
+            long ref = Node.valueAddress(leaf, i);
+            Overflow.free(w, UnsafeApi.getLong(ref), UnsafeApi.getLong(ref + 8), root);
+        }
+    }
+
+    /** Copies a sibling to a page of this transaction if needed and points the parent at it. */
+    private long writableChild(long parent, int i, int level) {
+        long childNo = Node.child(parent, i);
+        long childRevision = Node.childRevision(parent, i);
+        long child = w.page(childNo, childRevision, level == 0 ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH);
+        checkLevel(child, childNo, level);
+        if (childRevision == w.revision()) {
+            return child;
+        }
+        long copyNo = w.allocate(1);
+        long copy = w.address(copyNo);
+        Node.copyCompacted(child, copy, pageSize, copyNo, w.revision());
+        w.free(childNo, childRevision, 1);
+        Node.setChild(parent, i, copyNo, w.revision());
+        return copy;
+    }
+
+    // ------------------------------------------------------------------ insertion and splits
+
+    /** Inserts a raw entry into the node on the path at {@code level}, splitting upwards as needed. */
+    private void insertAt(int level, int at, long entry, int size) {
+        long page = pathAddress[level];
+        if (Node.freeBytes(page, pageSize) >= size + 2) {
+            Node.insertRaw(page, pageSize, at, null, entry, size, scratchA);
+            return;
+        }
+        splitInsert(level, at, entry, size);
+    }
+
+    private void splitInsert(int level, int at, long entry, int size) {
+        long page = pathAddress[level];
+        boolean leaf = Node.isLeaf(page);
+        int n = Node.count(page);
+        UnsafeApi.copyMemory(page, scratchA, pageSize);
+        int total = 0;
+        for (int i = 0; i <= n; i++) {
+            if (i == at) {
+                listAddress[total] = entry;
+                listSize[total++] = size;
+            }
+            if (i < n) {
+                int off = Node.entry(scratchA, i);
+                listAddress[total] = scratchA + off;
+                listSize[total++] = Node.entrySize(scratchA, off, leaf);
+            }
+        }
+        boolean append = at == n && onRightEdge(level);
+        int split = append ? n : chooseSplit(total, leaf);
+        rebuildPair(level, leaf, total, split, page, 0);
+    }
+
+    /** Whether the path down to {@code level} follows the last child everywhere (a sequential load). */
+    private boolean onRightEdge(int level) {
+        for (int l = 0; l < level; l++) {
+            if (pathIndex[l] != Node.count(pathAddress[l]) - 1) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Picks where a list of entries divides: leaves get [0, split) and [split, total); branches get
+     * [0, split), entry split moves its key up, and its child heads the right page.
+     */
+    private int chooseSplit(int total, boolean leaf) {
+        long all = 0;
+        for (int i = 0; i < total; i++) {
+            all += listSize[i] + 2;
+        }
+        long left = 0;
+        int best = -1;
+        long bestWorst = Long.MAX_VALUE;
+        for (int split = 1; split < total; split++) {
+            left += listSize[split - 1] + 2;
+            long right = leaf ? all - left : all - left - (listSize[split] + 2) + (Node.BRANCH_ENTRY_HEADER + 2);
+            if (left > limits.usable || right > limits.usable) {
+                continue;
+            }
+            long worst = Math.max(left, right);
+            if (worst < bestWorst) {
+                bestWorst = worst;
+                best = split;
+            }
+        }
+        if (best < 0) {
+            throw new IllegalStateException("no split fits: entries too large for the page");
+        }
+        return best;
+    }
+
+    /**
+     * Writes the listed entries into {@code leftPage} (the page on the path at {@code level}) and a
+     * right page, which is new ({@code rightPageNo == 0}) or the existing right sibling; then fixes
+     * the parent: counts, the separator, and for a new right page an entry for it.
+     */
+    private void rebuildPair(int level, boolean leaf, int total, int split, long leftPage, long rightPageNo) {
+        long revision = w.revision();
+        long rightNo = rightPageNo;
+        if (rightNo == 0) {
+            rightNo = w.allocate(1);
+            Node.init(w.address(rightNo), leaf, Node.level(leftPage), rightNo, revision, pageSize);
+            if (leaf) {
+                root.leafPages++;
+            } else {
+                root.branchPages++;
+            }
+        }
+        long right = w.address(rightNo);
+        // Both pages start empty, so appends never compact and the listed entries stay intact.
+        Node.clear(leftPage, pageSize);
+        Node.clear(right, pageSize);
+        long leftCount = 0;
+        for (int i = 0; i < split; i++) {
+            Node.appendRaw(leftPage, pageSize, null, listAddress[i], listSize[i], 0);
+            leftCount += leaf ? 1 : UnsafeApi.getLong(listAddress[i] + Node.BRANCH_COUNT);
+        }
+        long rightCount = 0;
+        long sepSource;
+        int sepLength;
+        int firstRight = split;
+        if (leaf) {
+            long lastLeft = listAddress[split - 1];
+            long first = listAddress[split];
+            sepSource = first + Node.LEAF_ENTRY_HEADER;
+            // The shortest prefix of the right key that is still greater than the left key.
+            sepLength = Keys.commonPrefix(lastLeft + Node.LEAF_ENTRY_HEADER, UnsafeApi.getShort(lastLeft) & 0xFFFF,
+                    sepSource, UnsafeApi.getShort(first) & 0xFFFF) + 1;
+        } else {
+            long middle = listAddress[split];
+            sepSource = middle + Node.BRANCH_ENTRY_HEADER;
+            sepLength = UnsafeApi.getShort(middle) & 0xFFFF;
+            long headCount = UnsafeApi.getLong(middle + Node.BRANCH_COUNT);
+            Node.appendBranch(right, null, 0, 0, UnsafeApi.getLong(middle + Node.BRANCH_CHILD),
+                    UnsafeApi.getLong(middle + Node.BRANCH_CHILD_REV), headCount);
+            rightCount += headCount;
+            firstRight = split + 1;
+        }
+        for (int i = firstRight; i < total; i++) {
+            Node.appendRaw(right, pageSize, null, listAddress[i], listSize[i], 0);
+            rightCount += leaf ? 1 : UnsafeApi.getLong(listAddress[i] + Node.BRANCH_COUNT);
+        }
+        long up = entryBuffer[(level + 1) & 1];
+        int upSize = Node.encodeBranch(up, null, sepSource, sepLength, rightNo, revision, rightCount);
+        if (level == 0) {
+            growRoot(leftPage, leftCount, up, upSize);
+            return;
+        }
+        long parent = pathAddress[level - 1];
+        int i = pathIndex[level - 1];
+        Node.setChildCount(parent, i, leftCount);
+        if (rightPageNo != 0) {
+            // An existing right sibling: its separator changed, so its entry is replaced.
+            Node.remove(parent, i + 1);
+        }
+        insertAt(level - 1, i + 1, up, upSize);
+    }
+
+    private void growRoot(long leftPage, long leftCount, long up, int upSize) {
+        long rootNo = w.allocate(1);
+        long newRoot = w.address(rootNo);
+        Node.init(newRoot, false, Node.level(leftPage) + 1, rootNo, w.revision(), pageSize);
+        Node.appendBranch(newRoot, null, 0, 0, PageHeader.pageNo(leftPage), w.revision(), leftCount);
+        Node.appendRaw(newRoot, pageSize, null, up, upSize, 0);
+        root.page = rootNo;
+        root.revision = w.revision();
+        root.depth++;
+        root.branchPages++;
+        if (root.depth > MAX_DEPTH) {
+            throw new IllegalStateException("tree deeper than " + MAX_DEPTH + " levels");
+        }
+    }
+
+    // ------------------------------------------------------------------ rebalancing after delete
+
+    private void rebalance(int level) {
+        long page = pathAddress[level];
+        if (level == 0) {
+            shrinkRoot(page);
+            return;
+        }
+        if (Node.usedBytes(page, pageSize) >= limits.minFill) {
+            return;
+        }
+        long parent = pathAddress[level - 1];
+        int i = pathIndex[level - 1];
+        int siblings = Node.count(parent);
+        if (siblings < 2) {
+            rebalance(level - 1);
+            return;
+        }
+        boolean leaf = Node.isLeaf(page);
+        int leftIndex = i > 0 ? i - 1 : i;
+        int rightIndex = leftIndex + 1;
+        int childLevel = Node.level(page);
+        long left = leftIndex == i ? page : writableChild(parent, leftIndex, childLevel);
+        long right = rightIndex == i ? page : writableChild(parent, rightIndex, childLevel);
+        int sepLength = Node.keyLength(parent, rightIndex);
+        int merged = Node.usedBytes(left, pageSize) + Node.usedBytes(right, pageSize) + (leaf ? 0 : sepLength);
+        if (merged <= limits.usable) {
+            merge(parent, leftIndex, left, right, leaf);
+            rebalance(level - 1);
+            return;
+        }
+        redistribute(level, parent, leftIndex, left, right, leaf);
+    }
+
+    private void merge(long parent, int leftIndex, long left, long right, boolean leaf) {
+        int rightIndex = leftIndex + 1;
+        int n = Node.count(right);
+        int start = 0;
+        if (!leaf) {
+            // The right page's first child gets the separator from the parent as its key.
+            long head = entryBuffer[0];
+            int headSize = Node.encodeBranch(head, null, Node.keyAddress(parent, rightIndex),
+                    Node.keyLength(parent, rightIndex), Node.child(right, 0), Node.childRevision(right, 0),
+                    Node.childCount(right, 0));
+            Node.appendRaw(left, pageSize, null, head, headSize, scratchA);
+            start = 1;
+        }
+        for (int j = start; j < n; j++) {
+            int off = Node.entry(right, j);
+            Node.appendRaw(left, pageSize, null, right + off, Node.entrySize(right, off, leaf), scratchA);
+        }
+        Node.setChildCount(parent, leftIndex, Node.childCount(parent, leftIndex) + Node.childCount(parent, rightIndex));
+        w.free(Node.child(parent, rightIndex), w.revision(), 1);
+        Node.remove(parent, rightIndex);
+        if (leaf) {
+            root.leafPages--;
+        } else {
+            root.branchPages--;
+        }
+    }
+
+    private void redistribute(int level, long parent, int leftIndex, long left, long right, boolean leaf) {
+        UnsafeApi.copyMemory(left, scratchA, pageSize);
+        UnsafeApi.copyMemory(right, scratchB, pageSize);
+        // Entries of both pages, with the parent's separator pulled down between them for branches.
+        int total = 0;
+        int nl = Node.count(scratchA);
+        for (int j = 0; j < nl; j++) {
+            int off = Node.entry(scratchA, j);
+            listAddress[total] = scratchA + off;
+            listSize[total++] = Node.entrySize(scratchA, off, leaf);
+        }
+        int nr = Node.count(scratchB);
+        int start = 0;
+        if (!leaf) {
+            long head = entryBuffer[level & 1];
+            int rightIndex = leftIndex + 1;
+            listAddress[total] = head;
+            listSize[total++] = Node.encodeBranch(head, null, Node.keyAddress(parent, rightIndex),
+                    Node.keyLength(parent, rightIndex), Node.child(scratchB, 0), Node.childRevision(scratchB, 0),
+                    Node.childCount(scratchB, 0));
+            start = 1;
+        }
+        for (int j = start; j < nr; j++) {
+            int off = Node.entry(scratchB, j);
+            listAddress[total] = scratchB + off;
+            listSize[total++] = Node.entrySize(scratchB, off, leaf);
+        }
+        int split = chooseSplit(total, leaf);
+        // Rebuild as a split of the left page whose right page is the existing sibling.
+        pathAddress[level] = left;
+        pathIndex[level - 1] = leftIndex;
+        rebuildPair(level, leaf, total, split, left, Node.child(parent, leftIndex + 1));
+    }
+
+    private void shrinkRoot(long page) {
+        int n = Node.count(page);
+        if (Node.isLeaf(page)) {
+            if (n == 0) {
+                w.free(root.page, root.revision, 1);
+                root.clear();
+            }
+            return;
+        }
+        long pageNo = root.page;
+        long revision = root.revision;
+        while (n == 1) {
+            long child = Node.child(page, 0);
+            long childRevision = Node.childRevision(page, 0);
+            w.free(pageNo, revision, 1);
+            root.branchPages--;
+            root.depth--;
+            root.page = child;
+            root.revision = childRevision;
+            pageNo = child;
+            revision = childRevision;
+            if (root.depth == 1) {
+                return;
+            }
+            page = w.page(child, childRevision, PageHeader.TYPE_BRANCH);
+            n = Node.count(page);
+        }
+    }
+}

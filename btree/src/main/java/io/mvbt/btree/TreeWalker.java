@@ -1,0 +1,71 @@
+package io.mvbt.btree;
+
+import org.agrona.UnsafeApi;
+
+import io.mvbt.pagestore.CorruptionException;
+
+/**
+ * Visits the pages of a tree written after a given revision. Copy-on-write makes this cheap: a page
+ * is never newer than its parent, so a subtree whose root is old is skipped whole. Sealing at a
+ * checkpoint and verifying at recovery visit only what recent commits wrote.
+ */
+public final class TreeWalker {
+    /** What a walk reports. */
+    public interface Visitor {
+        /** A leaf or branch page, at its address; {@code level} 0 is a leaf. */
+        void node(long pageNo, long revision, long address, int level);
+
+        /** The first page of an overflow run, at its address. */
+        void overflow(long pageNo, long revision, long address);
+    }
+
+    private TreeWalker() {
+    }
+
+    /** Visits every page reachable from the root whose revision is above {@code sinceRevision}. */
+    public static void walk(PageReader r, TreeRoot root, long sinceRevision, Visitor visitor) {
+        if (root.depth > TreeLimits.MAX_DEPTH) {
+            throw new CorruptionException(root.page, "tree depth " + root.depth + " exceeds " + TreeLimits.MAX_DEPTH);
+        }
+        if (root.depth > 0) {
+            walk(r, root.page, root.revision, root.depth - 1, sinceRevision, visitor);
+        }
+    }
+
+    private static void walk(PageReader r, long pageNo, long revision, int level, long since, Visitor visitor) {
+        if (revision <= since) {
+            return;
+        }
+        boolean leaf = level == 0;
+        long page = r.page(pageNo, revision, leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH);
+        TreeEditor.checkLevel(page, pageNo, level);
+        visitor.node(pageNo, revision, page, level);
+        int n = Node.count(page);
+        for (int i = 0; i < n; i++) {
+            if (leaf) {
+                if (Node.isOverflow(page, i)) {
+                    long ref = Node.valueAddress(page, i);
+                    walkOverflow(r, UnsafeApi.getLong(ref), UnsafeApi.getLong(ref + 8), since, visitor);
+                }
+            } else {
+                long childRevision = Node.childRevision(page, i);
+                if (childRevision > revision) {
+                    throw new CorruptionException(pageNo, "child " + Node.child(page, i) + " claims revision "
+                            + childRevision + ", newer than its parent's " + revision);
+                }
+                walk(r, Node.child(page, i), childRevision, level - 1, since, visitor);
+            }
+        }
+    }
+
+    private static void walkOverflow(PageReader r, long pageNo, long revision, long since, Visitor visitor) {
+        long page = pageNo;
+        long rev = revision;
+        while (page != 0 && rev > since) {
+            long address = r.page(page, rev, PageHeader.TYPE_OVERFLOW);
+            visitor.overflow(page, rev, address);
+            page = UnsafeApi.getLong(address + Overflow.NEXT);
+            rev = UnsafeApi.getLong(address + Overflow.NEXT_REVISION);
+        }
+    }
+}

@@ -1,0 +1,70 @@
+package io.mvbt.pagestore;
+
+/**
+ * Fixed-size pages addressed by a 64-bit page number, held in memory that can be read and written
+ * in place. A page store knows pages, not trees: it does not know which pages are in use.
+ *
+ * <p>Pages 0 to {@code META_SLOTS - 1} are the meta slots; the layers above decide what they hold.
+ * Memory returned by {@link #address} stays valid while the store is reachable, also after the store
+ * grows; after {@link #truncate} the pages past the new end must no longer be touched.
+ */
+public interface PageStore extends AutoCloseable {
+    /** Number of meta slots at the start of every store. */
+    int META_SLOTS = 3;
+
+    /** Smallest page size. */
+    int MIN_PAGE_SIZE = 4096;
+
+    /** Largest page size. */
+    int MAX_PAGE_SIZE = 65536;
+
+    /** Page size in bytes: a power of two from {@link #MIN_PAGE_SIZE} to {@link #MAX_PAGE_SIZE}. */
+    int pageSize();
+
+    /** Pages the store holds: page numbers below this are addressable. */
+    long pageCount();
+
+    /** Grows the store to {@code newPageCount} pages; new pages read as zero. */
+    void extend(long newPageCount);
+
+    /** Shrinks the store; the caller guarantees that nobody reads the pages past the new end. */
+    void truncate(long newPageCount);
+
+    /**
+     * Pages per window: a run of pages that starts at a multiple of this and stays below the next
+     * multiple is one contiguous memory range.
+     */
+    int pagesPerWindow();
+
+    /** Memory address of page {@code pageNo}, which must be below {@link #pageCount()}. */
+    long address(long pageNo);
+
+    /**
+     * A fresh {@link java.nio.ByteBuffer} view of a run of pages within one window (for checksums
+     * through the JDK's intrinsics); its position is 0 and its limit the run's length.
+     */
+    java.nio.ByteBuffer buffer(long pageNo, int pages);
+
+    /** Tells the store that a run of pages was written (remote and fault-injecting stores track it). */
+    void written(long pageNo, int pages);
+
+    /** Makes every write so far durable; for a file, one fdatasync. */
+    void sync();
+
+    /** Whether {@link #sync()} makes writes survive a power cut (false for memory). */
+    boolean durable();
+
+    /** Whether a freed page number may be written again (a remote store with caching readers says no). */
+    boolean reusesPages();
+
+    /** Where the pages live, for messages. */
+    String describe();
+
+    @Override
+    void close();
+
+    /** Whether {@code pageSize} is a supported page size. */
+    static boolean validPageSize(int pageSize) {
+        return pageSize >= MIN_PAGE_SIZE && pageSize <= MAX_PAGE_SIZE && Integer.bitCount(pageSize) == 1;
+    }
+}
