@@ -7,9 +7,9 @@ import org.agrona.UnsafeApi;
  * memory address:
  *
  * <pre>
- *  0  u32 checksum   CRC32C of the rest of the page (of the whole run for overflow pages)
- *  4  u8  type       LEAF, BRANCH, OVERFLOW, FREE_BITS, FREE_INDEX
- *  5  u8  flags      SEALED once the checksum is valid
+ *  0  u32 checksum   CRC32C of bytes 5 to the end of the page (of the whole run for overflow pages)
+ *  4  u8  flags      SEALED once the checksum is valid (outside the checksum: it is set after it)
+ *  5  u8  type       LEAF, BRANCH, OVERFLOW, FREE_BITS, FREE_INDEX
  *  6  u16 count      entries (leaf and branch pages)
  *  8  u64 revision   the revision that wrote the page
  * 16  u64 pageNo     where the page belongs, so a misplaced page is caught
@@ -17,8 +17,10 @@ import org.agrona.UnsafeApi;
  */
 public final class PageHeader {
     public static final int CHECKSUM = 0;
-    public static final int TYPE = 4;
-    public static final int FLAGS = 5;
+    public static final int FLAGS = 4;
+    public static final int TYPE = 5;
+    /** The checksum covers the page from here on. */
+    public static final int CHECKSUMMED_FROM = 5;
     public static final int COUNT = 6;
     public static final int REVISION = 8;
     public static final int PAGE_NO = 16;

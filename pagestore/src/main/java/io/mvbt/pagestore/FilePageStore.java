@@ -28,7 +28,10 @@ public final class FilePageStore extends WindowedPageStore {
     /** Reads the page size of an existing file before it is mapped. */
     @FunctionalInterface
     public interface PageSizeReader {
-        /** Returns the page size the file was created with, or throws {@link CorruptionException}. */
+        /**
+         * Returns the page size the file was created with, 0 if the file holds nothing yet (only
+         * zeros), or throws {@link CorruptionException}.
+         */
         int pageSize(FileChannel channel, long fileSize) throws IOException;
     }
 
@@ -77,8 +80,12 @@ public final class FilePageStore extends WindowedPageStore {
             channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ,
                     StandardOpenOption.WRITE);
             long size = channel.size();
-            boolean created = size == 0;
-            int pageSize = created ? newPageSize : existing.pageSize(channel, size);
+            int pageSize = size == 0 ? 0 : existing.pageSize(channel, size);
+            // A file whose creation was cut short holds only zeros: it is created again.
+            boolean created = pageSize == 0;
+            if (created) {
+                pageSize = newPageSize;
+            }
             FilePageStore store = new FilePageStore(path, pageSize, channel, lockChannel, lock, created, size);
             store.mapAll();
             return store;

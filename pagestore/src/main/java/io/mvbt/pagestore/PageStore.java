@@ -9,8 +9,11 @@ package io.mvbt.pagestore;
  * grows; after {@link #truncate} the pages past the new end must no longer be touched.
  */
 public interface PageStore extends AutoCloseable {
-    /** Number of meta slots at the start of every store. */
-    int META_SLOTS = 3;
+    /**
+     * Number of meta slots at the start of every store: the last durable meta, a checkpoint being
+     * made durable, the newest commit, and the slot the next commit writes.
+     */
+    int META_SLOTS = 4;
 
     /** Smallest page size. */
     int MIN_PAGE_SIZE = 4096;

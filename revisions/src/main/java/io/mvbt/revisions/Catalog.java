@@ -1,0 +1,76 @@
+package io.mvbt.revisions;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.agrona.UnsafeApi;
+
+import io.mvbt.btree.PageReader;
+import io.mvbt.btree.PageWriter;
+import io.mvbt.btree.TreeCursor;
+import io.mvbt.btree.TreeEditor;
+import io.mvbt.btree.TreeReader;
+import io.mvbt.btree.TreeRoot;
+
+/**
+ * The catalog: a B+tree from tree name (UTF-8) to the tree's {@link TreeRoot} ({@value TreeRoot#BYTES}
+ * bytes). Its own root lives in the meta page. Creating or dropping a tree is an edit of the
+ * catalog, so it commits (or aborts) atomically with the data.
+ */
+final class Catalog {
+    private static final long BYTE_BASE = UnsafeApi.arrayBaseOffset(byte[].class);
+
+    private Catalog() {
+    }
+
+    /** The root of tree {@code key} in the catalog, or null. */
+    static TreeRoot lookup(PageReader r, TreeRoot catalog, byte[] key) {
+        long entry = TreeReader.findEntry(r, catalog.page, catalog.revision, catalog.depth, key, BYTE_BASE,
+                key.length);
+        if (entry == 0) {
+            return null;
+        }
+        return read(r, entry);
+    }
+
+    private static TreeRoot read(PageReader r, long entry) {
+        if (TreeReader.valueLength(entry) != TreeRoot.BYTES || TreeReader.isOverflow(entry)) {
+            throw new io.mvbt.pagestore.CorruptionException(-1, "catalog entry of " + TreeReader.valueLength(entry)
+                    + " bytes, expected " + TreeRoot.BYTES);
+        }
+        return new TreeRoot().readFrom(null, TreeReader.valueAddress(entry));
+    }
+
+    static void put(TreeEditor editor, PageWriter w, TreeRoot catalog, byte[] key, TreeRoot root, byte[] scratch) {
+        root.writeTo(scratch, BYTE_BASE);
+        editor.put(w, catalog, key, BYTE_BASE, key.length, scratch, BYTE_BASE, TreeRoot.BYTES);
+    }
+
+    static void delete(TreeEditor editor, PageWriter w, TreeRoot catalog, byte[] key) {
+        editor.delete(w, catalog, key, BYTE_BASE, key.length);
+    }
+
+    /** Names and roots of every tree, in name order. */
+    static List<Entry> list(PageReader r, TreeRoot catalog) {
+        List<Entry> out = new ArrayList<>();
+        TreeCursor c = new TreeCursor().reset(r, catalog);
+        for (boolean ok = c.first(); ok; ok = c.next()) {
+            byte[] name = new byte[c.keyLength()];
+            UnsafeApi.copyMemory(null, c.keyAddress(), name, BYTE_BASE, name.length);
+            out.add(new Entry(new String(name, StandardCharsets.UTF_8), read(r, c.entryAddress())));
+        }
+        return out;
+    }
+
+    /** A catalog entry. */
+    static final class Entry {
+        final String name;
+        final TreeRoot root;
+
+        Entry(String name, TreeRoot root) {
+            this.name = name;
+            this.root = root;
+        }
+    }
+}

@@ -1,0 +1,12 @@
+package io.mvbt.revisions;
+
+import io.mvbt.pagestore.MvbtException;
+
+/** A store, snapshot, transaction or cursor was used after it was closed or finished. */
+public class ClosedException extends MvbtException {
+    private static final long serialVersionUID = 1L;
+
+    public ClosedException(String message) {
+        super(message);
+    }
+}

@@ -1,0 +1,204 @@
+package io.mvbt.revisions;
+
+import org.agrona.DirectBuffer;
+import org.agrona.UnsafeApi;
+
+import io.mvbt.btree.TreeCursor;
+import io.mvbt.btree.TreeRoot;
+
+/**
+ * A position in one tree of a {@link Snapshot} or {@link WriteTxn}, moving both ways. Positioning
+ * methods return whether the cursor now stands on an entry. {@link #key()} and {@link #value()} are
+ * views of page memory, valid until the cursor moves; {@link #keyBytes()} and {@link #valueBytes()}
+ * copy.
+ *
+ * <p>In a write transaction the cursor sees the transaction's own writes: after a change it finds
+ * its key again. If its own entry was deleted, it stands between the neighbours: {@link #next()}
+ * goes to the following entry and {@link #prev()} to the preceding one. Not thread-safe.
+ */
+public final class Cursor implements AutoCloseable {
+    private final View view;
+    private final Tree tree;
+    private final WriteTxn txn;
+    private final TreeCursor cursor = new TreeCursor();
+    private boolean closed;
+    /** The transaction changed the tree since the cursor last looked. */
+    private boolean stale;
+    /** The cursor's entry was deleted; the tree cursor stands at the following entry (if any). */
+    private boolean between;
+    private byte[] savedKey = new byte[64];
+    private int savedLength = -1;
+
+    Cursor(View view, Tree tree, WriteTxn txn) {
+        this.view = view;
+        this.tree = tree;
+        this.txn = txn;
+        TreeRoot root = view.existingRoot(tree);
+        cursor.reset(view.reader(), root);
+    }
+
+    public Tree tree() {
+        return tree;
+    }
+
+    /** Called by the transaction before it changes anything: remember the key to find again. */
+    void beforeChange() {
+        if (stale) {
+            return;
+        }
+        stale = true;
+        if (cursor.isPositioned() && !between) {
+            int length = cursor.keyLength();
+            if (savedKey.length < length) {
+                savedKey = new byte[Math.max(length, savedKey.length * 2)];
+            }
+            UnsafeApi.copyMemory(null, cursor.keyAddress(), savedKey, View.BYTE_BASE, length);
+            savedLength = length;
+        } else if (!between) {
+            savedLength = -1;
+        }
+    }
+
+    private void ready() {
+        if (closed) {
+            throw new ClosedException("cursor over '" + tree.name() + "' is closed");
+        }
+        view.checkUsable();
+        if (stale) {
+            stale = false;
+            cursor.reset(view.reader(), view.existingRoot(tree));
+            if (savedLength >= 0) {
+                boolean found = cursor.seek(savedKey, View.BYTE_BASE, savedLength);
+                between = !found || cursor.keyLength() != savedLength
+                        || io.mvbt.btree.Keys.compare(null, cursor.keyAddress(), savedLength, savedKey, View.BYTE_BASE,
+                                savedLength) != 0;
+                if (!found) {
+                    // Past the end: remember that prev() must land on the last entry.
+                    cursor.unposition();
+                }
+            }
+        }
+    }
+
+    private boolean landed(boolean positioned) {
+        between = false;
+        if (!positioned) {
+            savedLength = -1;
+        }
+        return positioned;
+    }
+
+    public boolean first() {
+        ready();
+        return landed(cursor.first());
+    }
+
+    public boolean last() {
+        ready();
+        return landed(cursor.last());
+    }
+
+    /** Moves to the first key {@code >= key}. */
+    public boolean seek(byte[] key) {
+        ready();
+        view.checkKey(key.length);
+        return landed(cursor.seek(key, View.BYTE_BASE, key.length));
+    }
+
+    public boolean seek(DirectBuffer key) {
+        ready();
+        view.checkKey(key.capacity());
+        return landed(cursor.seek(key, 0, key.capacity()));
+    }
+
+    /** Moves to the last key {@code <= key}. */
+    public boolean seekFloor(byte[] key) {
+        ready();
+        view.checkKey(key.length);
+        return landed(cursor.seekFloor(key, View.BYTE_BASE, key.length));
+    }
+
+    public boolean seekFloor(DirectBuffer key) {
+        ready();
+        view.checkKey(key.capacity());
+        return landed(cursor.seekFloor(key, 0, key.capacity()));
+    }
+
+    public boolean next() {
+        ready();
+        if (between) {
+            return landed(cursor.isPositioned());
+        }
+        return landed(cursor.next());
+    }
+
+    public boolean prev() {
+        ready();
+        if (between) {
+            return landed(cursor.isPositioned() ? cursor.prev() : cursor.last());
+        }
+        return landed(cursor.prev());
+    }
+
+    /** Whether the cursor stands on an entry. */
+    public boolean isPositioned() {
+        ready();
+        return cursor.isPositioned() && !between;
+    }
+
+    private void checkOnEntry() {
+        ready();
+        if (between) {
+            throw new IllegalStateException("the cursor's entry was deleted; move the cursor first");
+        }
+        if (!cursor.isPositioned()) {
+            throw new IllegalStateException("the cursor is not positioned on an entry");
+        }
+    }
+
+    /** The current key, as a view of page memory valid until the cursor moves. */
+    public DirectBuffer key() {
+        checkOnEntry();
+        return cursor.key();
+    }
+
+    /** The current value, as a view valid until the cursor moves. */
+    public DirectBuffer value() {
+        checkOnEntry();
+        return cursor.value();
+    }
+
+    public byte[] keyBytes() {
+        DirectBuffer key = key();
+        byte[] out = new byte[key.capacity()];
+        key.getBytes(0, out);
+        return out;
+    }
+
+    public byte[] valueBytes() {
+        DirectBuffer value = value();
+        byte[] out = new byte[value.capacity()];
+        value.getBytes(0, out);
+        return out;
+    }
+
+    public int keyLength() {
+        checkOnEntry();
+        return cursor.keyLength();
+    }
+
+    public int valueLength() {
+        checkOnEntry();
+        return cursor.valueLength();
+    }
+
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            if (txn != null) {
+                txn.forget(this);
+            }
+        }
+    }
+}

@@ -1,0 +1,254 @@
+package io.mvbt.revisions;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.agrona.UnsafeApi;
+import org.agrona.collections.LongHashSet;
+
+import io.mvbt.btree.Keys;
+import io.mvbt.btree.Node;
+import io.mvbt.btree.Overflow;
+import io.mvbt.btree.PageHeader;
+import io.mvbt.btree.TreeRoot;
+import io.mvbt.pagestore.CorruptionException;
+import io.mvbt.pagestore.PageStore;
+
+/**
+ * Checks a whole store: every page the newest revision reaches is valid (checksum, structure) and
+ * reached exactly once; keys are in order within and across pages; every entry count and page
+ * count is right; the persisted free map says exactly which pages are reached; and every page is
+ * exactly one of in use, reusable, or waiting for readers, with nothing an open snapshot can see
+ * marked reusable.
+ */
+final class IntegrityChecker {
+    private final Store store;
+    private final PageAccess reader;
+    private final PageSet reached = new PageSet();
+    private final List<String> problems = new ArrayList<>();
+    private long pagesChecked;
+    private long durable;
+    private long leaves;
+    private long branches;
+    private long overflowPages;
+
+    IntegrityChecker(Store store, PageAccess reader) {
+        this.store = store;
+        this.reader = reader;
+    }
+
+    CheckReport check(Revision r, long durableRevision) {
+        this.durable = durableRevision;
+        for (long p = 0; p < PageStore.META_SLOTS; p++) {
+            reached.set(p);
+        }
+        int trees = 0;
+        long entries = 0;
+        try {
+            checkTree("catalog", r.catalog);
+            for (Catalog.Entry e : Catalog.list(reader, r.catalog)) {
+                trees++;
+                entries += e.root.entries;
+                checkTree("tree '" + e.name + "'", e.root);
+            }
+            RevisionWalker.freeMapOf(r, store.pageSize()).walk(reader, -1, (pageNo, revision, type, address) -> {
+                markReached(pageNo, 1, "free map");
+                checkSealed(pageNo, revision, address);
+            });
+        } catch (CorruptionException e) {
+            problems.add(e.getMessage());
+        }
+        if (problems.isEmpty()) {
+            checkFreeSpace(r);
+            checkHeldRevisions();
+        }
+        return new CheckReport(r.revision, pagesChecked, trees, entries, List.copyOf(problems));
+    }
+
+    private void checkTree(String name, TreeRoot root) {
+        leaves = 0;
+        branches = 0;
+        overflowPages = 0;
+        if (root.isEmpty()) {
+            if (root.entries != 0 || root.leafPages != 0 || root.branchPages != 0 || root.overflowPages != 0) {
+                problems.add(name + ": empty tree with counts " + root);
+            }
+            return;
+        }
+        long count = checkNode(name, root.page, root.revision, root.depth - 1, 0, -1, 0, -1);
+        if (count != root.entries) {
+            problems.add(name + ": holds " + count + " entries, its root says " + root.entries);
+        }
+        if (leaves != root.leafPages || branches != root.branchPages || overflowPages != root.overflowPages) {
+            problems.add(name + ": has " + leaves + " leaf, " + branches + " branch and " + overflowPages
+                    + " overflow pages; its root says " + root);
+        }
+    }
+
+    /**
+     * Checks a subtree whose keys must lie in [low, high) (a length of -1 means unbounded) and
+     * returns its entry count.
+     */
+    private long checkNode(String name, long pageNo, long revision, int level, long low, int lowLength, long high,
+            int highLength) {
+        boolean leaf = level == 0;
+        long page = reader.page(pageNo, revision, leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH);
+        markReached(pageNo, 1, name);
+        checkSealed(pageNo, revision, page);
+        if (Node.level(page) != level) {
+            problems.add(name + ": page " + pageNo + " at level " + Node.level(page) + ", expected " + level);
+            return 0;
+        }
+        int n = Node.count(page);
+        if (leaf) {
+            leaves++;
+            for (int i = 0; i < n; i++) {
+                checkBounds(name, pageNo, page, i, low, lowLength, high, highLength);
+                if (Node.isOverflow(page, i)) {
+                    checkOverflow(name, page, i);
+                }
+            }
+            return n;
+        }
+        branches++;
+        long total = 0;
+        for (int i = 0; i < n; i++) {
+            if (i > 0) {
+                checkBounds(name, pageNo, page, i, low, lowLength, high, highLength);
+            }
+            long childLow = i == 0 ? low : Node.keyAddress(page, i);
+            int childLowLength = i == 0 ? lowLength : Node.keyLength(page, i);
+            long childHigh = i + 1 < n ? Node.keyAddress(page, i + 1) : high;
+            int childHighLength = i + 1 < n ? Node.keyLength(page, i + 1) : highLength;
+            long childRevision = Node.childRevision(page, i);
+            if (childRevision > revision) {
+                problems.add(name + ": page " + pageNo + " points at a child newer than itself");
+                continue;
+            }
+            long count = checkNode(name, Node.child(page, i), childRevision, level - 1, childLow, childLowLength,
+                    childHigh, childHighLength);
+            if (count != Node.childCount(page, i)) {
+                problems.add(name + ": page " + pageNo + " says child " + Node.child(page, i) + " holds "
+                        + Node.childCount(page, i) + " entries, it holds " + count);
+            }
+            total += count;
+        }
+        return total;
+    }
+
+    private void checkBounds(String name, long pageNo, long page, int i, long low, int lowLength, long high,
+            int highLength) {
+        long key = Node.keyAddress(page, i);
+        int length = Node.keyLength(page, i);
+        if (lowLength >= 0 && Keys.compare(null, key, length, null, low, lowLength) < 0) {
+            problems.add(name + ": page " + pageNo + " entry " + i + " sorts below its parent's separator");
+        }
+        if (highLength >= 0 && Keys.compare(null, key, length, null, high, highLength) >= 0) {
+            problems.add(name + ": page " + pageNo + " entry " + i + " sorts at or above the next separator");
+        }
+    }
+
+    private void checkOverflow(String name, long leaf, int i) {
+        long ref = Node.valueAddress(leaf, i);
+        long pageNo = UnsafeApi.getLong(ref);
+        long revision = UnsafeApi.getLong(ref + 8);
+        long length = UnsafeApi.getInt(ref + 16) & 0xFFFFFFFFL;
+        long bytes = 0;
+        int guard = 0;
+        while (pageNo != 0) {
+            if (++guard > 1 << 16) {
+                problems.add(name + ": overflow chain too long at page " + pageNo);
+                return;
+            }
+            long page = reader.page(pageNo, revision, PageHeader.TYPE_OVERFLOW);
+            int pages = UnsafeApi.getInt(page + Overflow.PAGES);
+            markReached(pageNo, pages, name);
+            checkSealed(pageNo, revision, page);
+            overflowPages += pages;
+            bytes += UnsafeApi.getInt(page + Overflow.BYTES);
+            revision = UnsafeApi.getLong(page + Overflow.NEXT_REVISION);
+            pageNo = UnsafeApi.getLong(page + Overflow.NEXT);
+        }
+        if (bytes != length) {
+            problems.add(name + ": overflow value holds " + bytes + " bytes, its entry says " + length);
+        }
+    }
+
+    private void markReached(long pageNo, int pages, String name) {
+        for (long p = pageNo; p < pageNo + pages; p++) {
+            pagesChecked++;
+            if (!reached.set(p)) {
+                problems.add(name + ": page " + p + " is reached twice");
+            }
+        }
+    }
+
+    private void checkSealed(long pageNo, long revision, long address) {
+        if (store.pages().durable() && revision <= durable && !PageHeader.isSealed(address)) {
+            problems.add("page " + pageNo + " of durable revision " + revision + " has no checksum");
+        }
+    }
+
+    private void checkFreeSpace(Revision r) {
+        FreeSpace space = store.space();
+        long count = store.pages().pageCount();
+        if (r.pageCount != count) {
+            problems.add("revision says " + r.pageCount + " pages, the store has " + count);
+        }
+        PageSet pending = new PageSet();
+        space.pending.forEach((page, pages) -> {
+            for (long p = page; p < page + pages; p++) {
+                pending.set(p);
+            }
+        });
+        // What a reopened store would load: the free map, with the flips of the meta applied.
+        PageSet persisted = new PageSet();
+        FreeSpace loaded = new FreeSpace(store.pages());
+        RevisionWalker.freeMapOf(r, store.pageSize()).load(reader, loaded, count);
+        LongHashSet flips = store.flips();
+        for (long p = 0; p < count; p++) {
+            boolean inMap = loaded.inUse.get(p) ^ flips.contains(p);
+            if (inMap) {
+                persisted.set(p);
+            }
+        }
+        for (long p = 0; p < count; p++) {
+            boolean isReached = reached.get(p);
+            boolean inUse = space.inUse.get(p);
+            boolean reusable = space.reusable.get(p);
+            boolean waiting = pending.get(p);
+            if (isReached != inUse) {
+                problems.add("page " + p + (isReached ? " is reached but not marked in use" : " is marked in use but"
+                        + " not reached (a leak)"));
+            }
+            if (p >= PageStore.META_SLOTS && persisted.get(p) != isReached) {
+                problems.add("page " + p + (isReached ? " is reached but the persisted free map says free"
+                        : " is free but the persisted free map says in use"));
+            }
+            int states = (inUse ? 1 : 0) + (reusable ? 1 : 0) + (waiting ? 1 : 0);
+            if (p >= PageStore.META_SLOTS && states != 1) {
+                problems.add("page " + p + " is " + (inUse ? "in use " : "") + (reusable ? "reusable " : "")
+                        + (waiting ? "waiting " : "") + (states == 0 ? "nothing (lost)" : "at once"));
+            }
+            if (problems.size() > 100) {
+                return;
+            }
+        }
+    }
+
+    /** Nothing an open snapshot can reach may be reusable. */
+    private void checkHeldRevisions() {
+        FreeSpace space = store.space();
+        for (Revision held : store.registry().heldRevisions()) {
+            RevisionWalker.walk(reader, held.catalog, RevisionWalker.freeMapOf(held, store.pageSize()), -1,
+                    (pageNo, revision, type, address, pages) -> {
+                        for (long p = pageNo; p < pageNo + pages; p++) {
+                            if (space.reusable.get(p)) {
+                                problems.add("page " + p + " is reusable but snapshot of revision " + held.revision
+                                        + " reaches it");
+                            }
+                        }
+                    });
+        }
+    }
+}

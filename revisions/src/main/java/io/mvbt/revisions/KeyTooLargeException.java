@@ -1,0 +1,12 @@
+package io.mvbt.revisions;
+
+import io.mvbt.pagestore.MvbtException;
+
+/** A key is longer than the store's limit (a quarter of a page). */
+public class KeyTooLargeException extends MvbtException {
+    private static final long serialVersionUID = 1L;
+
+    public KeyTooLargeException(String message) {
+        super(message);
+    }
+}

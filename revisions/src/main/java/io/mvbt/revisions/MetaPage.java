@@ -1,0 +1,219 @@
+package io.mvbt.revisions;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+
+import org.agrona.UnsafeApi;
+import org.agrona.collections.LongHashSet;
+
+import io.mvbt.btree.TreeRoot;
+import io.mvbt.pagestore.CorruptionException;
+import io.mvbt.pagestore.FilePageStore;
+import io.mvbt.pagestore.PageStore;
+
+/**
+ * A meta slot: the root of one committed revision. Pages 0 to 3 of a store are meta slots; the
+ * newest valid one is where the store starts. Layout (little-endian), documented in docs/format.md:
+ *
+ * <pre>
+ *   0 u32 checksum        CRC32C of bytes 4 .. length
+ *   4 u32 length          bytes in use
+ *   8 u64 magic           "mvbt-met" as bytes
+ *  16 u32 format          {@link #FORMAT_VERSION}
+ *  20 u32 pageSize
+ *  24 u64 sequence        increases with every meta write
+ *  32 u64 revision
+ *  40 u64 durableRevision pages of this revision and older were durable before this meta was written
+ *  48 u32 flags           SEALED: every page newer than durableRevision carries its checksum
+ *  52 u32 reserved
+ *  56 u64 bootHigh, 64 u64 bootLow   the boot this meta was written in
+ *  72 u64 pageCount
+ *  80 u64 commitMillis
+ *  88 56 bytes catalog root (page, revision, entries, depth, leaf/branch/overflow pages)
+ * 144 u64 freeMapRoot, 152 u64 freeMapRevision, 160 u32 freeMapHeight
+ * 164 u32 flipCount
+ * 168 u64 flips[flipCount] pages whose in-use bit differs from the free map
+ * </pre>
+ */
+final class MetaPage {
+    static final long MAGIC = ByteBuffer.wrap("mvbt-met".getBytes(java.nio.charset.StandardCharsets.US_ASCII))
+            .order(ByteOrder.LITTLE_ENDIAN).getLong();
+    static final int FORMAT_VERSION = 1;
+    static final int FLAG_SEALED = 1;
+
+    static final int CHECKSUM = 0;
+    static final int LENGTH = 4;
+    static final int MAGIC_OFFSET = 8;
+    static final int FORMAT = 16;
+    static final int PAGE_SIZE = 20;
+    static final int SEQUENCE = 24;
+    static final int REVISION = 32;
+    static final int DURABLE_REVISION = 40;
+    static final int FLAGS = 48;
+    static final int BOOT_HIGH = 56;
+    static final int BOOT_LOW = 64;
+    static final int PAGE_COUNT = 72;
+    static final int COMMIT_MILLIS = 80;
+    static final int CATALOG = 88;
+    static final int FREE_ROOT = 144;
+    static final int FREE_REVISION = 152;
+    static final int FREE_HEIGHT = 160;
+    static final int FLIP_COUNT = 164;
+    static final int FLIPS = 168;
+
+    /** What a meta slot says. */
+    static final class Record {
+        int slot;
+        long sequence;
+        long revision;
+        long durableRevision;
+        int flags;
+        long bootHigh;
+        long bootLow;
+        long pageCount;
+        long commitMillis;
+        final TreeRoot catalog = new TreeRoot();
+        long freeRoot;
+        long freeRevision;
+        int freeHeight;
+        long[] flips;
+
+        boolean steady() {
+            return durableRevision == revision;
+        }
+
+        boolean sealed() {
+            return (flags & FLAG_SEALED) != 0;
+        }
+    }
+
+    private MetaPage() {
+    }
+
+    /** Flips that fit a meta page. */
+    static int flipCapacity(int pageSize) {
+        return (pageSize - FLIPS) / 8;
+    }
+
+    /** Writes a meta page at {@code slot}, checksum last. */
+    static void write(PageStore store, int slot, long sequence, Revision r, long durableRevision, int flags,
+            LongHashSet flips) {
+        long page = store.address(slot);
+        int length = FLIPS + 8 * flips.size();
+        UnsafeApi.putInt(page + LENGTH, length);
+        UnsafeApi.putLong(page + MAGIC_OFFSET, MAGIC);
+        UnsafeApi.putInt(page + FORMAT, FORMAT_VERSION);
+        UnsafeApi.putInt(page + PAGE_SIZE, store.pageSize());
+        UnsafeApi.putLong(page + SEQUENCE, sequence);
+        UnsafeApi.putLong(page + REVISION, r.revision);
+        UnsafeApi.putLong(page + DURABLE_REVISION, durableRevision);
+        UnsafeApi.putInt(page + FLAGS, flags);
+        UnsafeApi.putInt(page + FLAGS + 4, 0);
+        UnsafeApi.putLong(page + BOOT_HIGH, BootId.HIGH);
+        UnsafeApi.putLong(page + BOOT_LOW, BootId.LOW);
+        UnsafeApi.putLong(page + PAGE_COUNT, r.pageCount);
+        UnsafeApi.putLong(page + COMMIT_MILLIS, r.commitMillis);
+        r.catalog.writeTo(null, page + CATALOG);
+        UnsafeApi.putLong(page + FREE_ROOT, r.freeMapRoot);
+        UnsafeApi.putLong(page + FREE_REVISION, r.freeMapRevision);
+        UnsafeApi.putInt(page + FREE_HEIGHT, r.freeMapHeight);
+        UnsafeApi.putInt(page + FLIP_COUNT, flips.size());
+        long at = page + FLIPS;
+        for (LongHashSet.LongIterator it = flips.iterator(); it.hasNext(); at += 8) {
+            UnsafeApi.putLong(at, it.nextValue());
+        }
+        seal(store, slot, length);
+    }
+
+    /** Copies slot {@code from} to slot {@code to} as a durable (steady) meta with a new sequence. */
+    static void writeSteadyCopy(PageStore store, int from, int to, long sequence) {
+        long src = store.address(from);
+        long dst = store.address(to);
+        int length = UnsafeApi.getInt(src + LENGTH);
+        UnsafeApi.copyMemory(src, dst, length);
+        UnsafeApi.putLong(dst + SEQUENCE, sequence);
+        UnsafeApi.putLong(dst + DURABLE_REVISION, UnsafeApi.getLong(src + REVISION));
+        UnsafeApi.putInt(dst + FLAGS, UnsafeApi.getInt(src + FLAGS) | FLAG_SEALED);
+        seal(store, to, length);
+    }
+
+    private static void seal(PageStore store, int slot, int length) {
+        long page = store.address(slot);
+        // Everything the meta points at must be in memory before the meta can be seen valid.
+        UnsafeApi.storeFence();
+        UnsafeApi.putInt(page + CHECKSUM, Checksums.ofPrefix(store, slot, length));
+        store.written(slot, 1);
+    }
+
+    /** Reads a slot; null if it holds no valid meta (never written, torn, or damaged). */
+    static Record read(PageStore store, int slot) {
+        long page = store.address(slot);
+        int pageSize = store.pageSize();
+        if (UnsafeApi.getLong(page + MAGIC_OFFSET) != MAGIC || UnsafeApi.getInt(page + FORMAT) != FORMAT_VERSION
+                || UnsafeApi.getInt(page + PAGE_SIZE) != pageSize) {
+            return null;
+        }
+        int length = UnsafeApi.getInt(page + LENGTH);
+        if (length < FLIPS || length > pageSize || (length - FLIPS) % 8 != 0) {
+            return null;
+        }
+        if (UnsafeApi.getInt(page + CHECKSUM) != Checksums.ofPrefix(store, slot, length)) {
+            return null;
+        }
+        Record m = new Record();
+        m.slot = slot;
+        m.sequence = UnsafeApi.getLong(page + SEQUENCE);
+        m.revision = UnsafeApi.getLong(page + REVISION);
+        m.durableRevision = UnsafeApi.getLong(page + DURABLE_REVISION);
+        m.flags = UnsafeApi.getInt(page + FLAGS);
+        m.bootHigh = UnsafeApi.getLong(page + BOOT_HIGH);
+        m.bootLow = UnsafeApi.getLong(page + BOOT_LOW);
+        m.pageCount = UnsafeApi.getLong(page + PAGE_COUNT);
+        m.commitMillis = UnsafeApi.getLong(page + COMMIT_MILLIS);
+        m.catalog.readFrom(null, page + CATALOG);
+        m.freeRoot = UnsafeApi.getLong(page + FREE_ROOT);
+        m.freeRevision = UnsafeApi.getLong(page + FREE_REVISION);
+        m.freeHeight = UnsafeApi.getInt(page + FREE_HEIGHT);
+        int flips = UnsafeApi.getInt(page + FLIP_COUNT);
+        if (flips != (length - FLIPS) / 8 || m.durableRevision > m.revision || m.pageCount < PageStore.META_SLOTS
+                || m.freeHeight < 0 || m.freeHeight > 16) {
+            return null;
+        }
+        m.flips = new long[flips];
+        for (int i = 0; i < flips; i++) {
+            m.flips[i] = UnsafeApi.getLong(page + FLIPS + 8L * i);
+        }
+        return m;
+    }
+
+    /** Finds the page size of an existing store file from any meta slot that names one. */
+    static int detectPageSize(FileChannel channel, long fileSize) throws IOException {
+        for (int pageSize = PageStore.MIN_PAGE_SIZE; pageSize <= PageStore.MAX_PAGE_SIZE; pageSize *= 2) {
+            for (int slot = 0; slot < PageStore.META_SLOTS; slot++) {
+                ByteBuffer head = FilePageStore.readAt(channel, (long) slot * pageSize, 24)
+                        .order(ByteOrder.LITTLE_ENDIAN);
+                if (head.remaining() == 24 && head.getLong(MAGIC_OFFSET) == MAGIC
+                        && head.getInt(PAGE_SIZE) == pageSize) {
+                    return pageSize;
+                }
+            }
+        }
+        if (allZero(channel, Math.min(fileSize, (long) PageStore.META_SLOTS * PageStore.MAX_PAGE_SIZE))) {
+            return 0;
+        }
+        throw new CorruptionException(-1, "not an mvbt store, or every meta page is damaged (" + fileSize
+                + " bytes)");
+    }
+
+    private static boolean allZero(FileChannel channel, long length) throws IOException {
+        ByteBuffer all = FilePageStore.readAt(channel, 0, (int) length);
+        while (all.hasRemaining()) {
+            if (all.get() != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

@@ -1,0 +1,101 @@
+package io.mvbt.revisions;
+
+import io.mvbt.btree.PageHeader;
+import io.mvbt.btree.PageReader;
+import io.mvbt.btree.PageValidator;
+import io.mvbt.btree.TreeLimits;
+import io.mvbt.pagestore.CorruptionException;
+import io.mvbt.pagestore.PageStore;
+
+/**
+ * Reads pages for snapshots and transactions. A page read from storage is validated the first
+ * time (header against the pointer, checksum, structure) and then remembered in
+ * {@link VerifiedPages}; pages of a memory store were all written by this process and are trusted.
+ * The page type is checked on every read, so a pointer to the wrong kind of page never goes
+ * unnoticed.
+ */
+final class PageAccess implements PageReader {
+    private final PageStore store;
+    private final TreeLimits limits;
+    private final VerifiedPages verified;
+    private final int maxRunPages;
+    /** Accept pages without a checksum (sealing after a process crash, when the page cache is intact). */
+    private final boolean trustUnsealed;
+
+    PageAccess(PageStore store, TreeLimits limits, VerifiedPages verified, int maxRunPages, boolean trustUnsealed) {
+        this.store = store;
+        this.limits = limits;
+        this.verified = verified;
+        this.maxRunPages = maxRunPages;
+        this.trustUnsealed = trustUnsealed;
+    }
+
+    PageAccess withTrustUnsealed() {
+        return new PageAccess(store, limits, verified, maxRunPages, true);
+    }
+
+    /** A reader that validates every page it reads, whatever the cache says (for the checker). */
+    PageAccess uncached() {
+        return new PageAccess(store, limits, verified == null ? null : new VerifiedPages(store.pagesPerWindow()),
+                maxRunPages, trustUnsealed);
+    }
+
+    @Override
+    public int pageSize() {
+        return limits.pageSize;
+    }
+
+    TreeLimits limits() {
+        return limits;
+    }
+
+    PageStore store() {
+        return store;
+    }
+
+    @Override
+    public long page(long pageNo, long revision, int type) {
+        if (pageNo < PageStore.META_SLOTS || pageNo >= store.pageCount()) {
+            throw new CorruptionException(pageNo, "page number outside the store (" + store.pageCount()
+                    + " pages), reached as a " + PageHeader.typeName(type) + " page of revision " + revision);
+        }
+        long address = store.address(pageNo);
+        if (verified == null || verified.get(pageNo) == revision) {
+            if (PageHeader.type(address) != type) {
+                PageValidator.checkHeader(address, pageNo, revision, type);
+            }
+            return address;
+        }
+        validate(pageNo, revision, type, address);
+        verified.set(pageNo, revision);
+        return address;
+    }
+
+    private void validate(long pageNo, long revision, int type, long address) {
+        PageValidator.checkHeader(address, pageNo, revision, type);
+        int pages = 1;
+        if (type == PageHeader.TYPE_OVERFLOW) {
+            PageValidator.checkOverflow(address, pageNo, limits.pageSize, maxRunPages);
+            pages = PageValidator.overflowPages(address);
+            long window = store.pagesPerWindow();
+            if (pageNo + pages > store.pageCount() || pageNo / window != (pageNo + pages - 1) / window) {
+                throw new CorruptionException(pageNo, "overflow run of " + pages + " pages runs past the store");
+            }
+        }
+        if (PageHeader.isSealed(address)) {
+            int expected = PageHeader.checksum(address);
+            int actual = Checksums.ofRun(store, pageNo, pages);
+            if (expected != actual) {
+                throw new CorruptionException(pageNo, String.format(
+                        "checksum mismatch (stored %08x, computed %08x) in a %s page", expected, actual,
+                        PageHeader.typeName(type)));
+            }
+        } else if (!trustUnsealed) {
+            throw new CorruptionException(pageNo, "has no checksum: it was written after the last durable commit"
+                    + " and cannot be trusted");
+        }
+        if (type == PageHeader.TYPE_LEAF || type == PageHeader.TYPE_BRANCH) {
+            PageValidator.checkNode(address, pageNo, limits);
+        }
+    }
+}

@@ -1,0 +1,141 @@
+package io.mvbt.revisions;
+
+import java.util.Arrays;
+
+/**
+ * A set of page numbers as a bitmap, one bit per page of the store: a few megabytes for a store of
+ * a hundred gigabytes. Keeps its cardinality so counts are O(1).
+ */
+final class PageSet {
+    private long[] words = new long[16];
+    private long cardinality;
+
+    boolean get(long page) {
+        int w = (int) (page >>> 6);
+        return w < words.length && (words[w] & (1L << page)) != 0;
+    }
+
+    /** Sets the bit; returns true if it changed. */
+    boolean set(long page) {
+        int w = (int) (page >>> 6);
+        grow(w);
+        long bit = 1L << page;
+        if ((words[w] & bit) != 0) {
+            return false;
+        }
+        words[w] |= bit;
+        cardinality++;
+        return true;
+    }
+
+    /** Clears the bit; returns true if it changed. */
+    boolean clear(long page) {
+        int w = (int) (page >>> 6);
+        if (w >= words.length) {
+            return false;
+        }
+        long bit = 1L << page;
+        if ((words[w] & bit) == 0) {
+            return false;
+        }
+        words[w] &= ~bit;
+        cardinality--;
+        return true;
+    }
+
+    long cardinality() {
+        return cardinality;
+    }
+
+    /** First set bit at or after {@code from}, or -1. */
+    long nextSetBit(long from) {
+        int w = (int) (from >>> 6);
+        if (w >= words.length) {
+            return -1;
+        }
+        long word = words[w] & (-1L << from);
+        while (true) {
+            if (word != 0) {
+                return ((long) w << 6) + Long.numberOfTrailingZeros(word);
+            }
+            if (++w >= words.length) {
+                return -1;
+            }
+            word = words[w];
+        }
+    }
+
+    /** First clear bit at or after {@code from}. */
+    long nextClearBit(long from) {
+        int w = (int) (from >>> 6);
+        if (w >= words.length) {
+            return from;
+        }
+        long word = ~words[w] & (-1L << from);
+        while (true) {
+            if (word != 0) {
+                return ((long) w << 6) + Long.numberOfTrailingZeros(word);
+            }
+            if (++w >= words.length) {
+                return (long) w << 6;
+            }
+            word = ~words[w];
+        }
+    }
+
+    /** Last clear bit at or before {@code from}, or -1. */
+    long previousClearBit(long from) {
+        int w = (int) (from >>> 6);
+        if (w >= words.length) {
+            return from;
+        }
+        long word = ~words[w] & (-1L >>> (63 - (from & 63)));
+        while (true) {
+            if (word != 0) {
+                return ((long) w << 6) + 63 - Long.numberOfLeadingZeros(word);
+            }
+            if (w-- == 0) {
+                return -1;
+            }
+            word = ~words[w];
+        }
+    }
+
+    /**
+     * First run of {@code n} set bits that starts at or after {@code from}, ends before {@code limit},
+     * and does not cross a multiple of {@code window}; -1 if none.
+     */
+    long findRun(int n, long from, long limit, long window) {
+        long start = nextSetBit(from);
+        while (start >= 0 && start + n <= limit) {
+            long windowEnd = (start / window + 1) * window;
+            if (start + n > windowEnd) {
+                start = nextSetBit(windowEnd);
+                continue;
+            }
+            long end = nextClearBit(start);
+            if (end - start >= n) {
+                return start;
+            }
+            start = nextSetBit(end);
+        }
+        return -1;
+    }
+
+    /** The 64 bits starting at a multiple of 64. */
+    long word(long firstBit) {
+        int w = (int) (firstBit >>> 6);
+        return w < words.length ? words[w] : 0;
+    }
+
+    void clearAll() {
+        Arrays.fill(words, 0);
+        cardinality = 0;
+    }
+
+    private void grow(int w) {
+        if (w >= words.length) {
+            words = Arrays.copyOf(words, Math.max(w + 1, words.length * 2));
+        }
+    }
+}

@@ -1,0 +1,44 @@
+package io.mvbt.revisions;
+
+import java.util.List;
+
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * What can be read from one revision: a {@link Snapshot}, or a {@link WriteTxn} (which also sees
+ * its own writes). Keys order as unsigned bytes.
+ */
+public interface ReadView {
+    /** The revision read (for a write transaction: the one it will publish). */
+    long revision();
+
+    /** Whether the revision has the tree. */
+    boolean hasTree(Tree tree);
+
+    /** Names of the trees, in order. */
+    List<String> treeNames();
+
+    /** The value of {@code key}, copied, or null. */
+    byte[] get(Tree tree, byte[] key);
+
+    /**
+     * Looks {@code key} up without copying: on success {@code value} is wrapped around the value
+     * bytes in page memory, valid while this view is open (a value spread over several overflow
+     * runs, larger than 64 MiB, is copied instead).
+     */
+    boolean get(Tree tree, DirectBuffer key, UnsafeBuffer value);
+
+    boolean contains(Tree tree, byte[] key);
+
+    boolean contains(Tree tree, DirectBuffer key);
+
+    /** Entries in the tree, in O(1). */
+    long count(Tree tree);
+
+    /** A cursor over the tree; close it (or its view) when done. */
+    Cursor cursor(Tree tree);
+
+    /** Statistics of one tree; walks its leaves to measure fill. */
+    TreeStats treeStats(Tree tree);
+}

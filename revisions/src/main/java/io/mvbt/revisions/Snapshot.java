@@ -1,0 +1,77 @@
+package io.mvbt.revisions;
+
+import io.mvbt.btree.PageReader;
+import io.mvbt.btree.TreeRoot;
+
+/**
+ * A read-only view of one committed revision. Opening one copies nothing and takes no lock the
+ * writer waits on; later commits never change what it sees; its pages are not reused until it is
+ * closed. A snapshot may be read from several threads at once (its cursors may not be shared).
+ * Close it promptly: an open snapshot keeps the pages it can see from being reused.
+ */
+public final class Snapshot extends View implements AutoCloseable {
+    private final Revision revision;
+    private final int slot;
+    private volatile boolean closed;
+
+    Snapshot(Store store, Revision revision, int slot) {
+        super(store);
+        this.revision = revision;
+        this.slot = slot;
+    }
+
+    @Override
+    public long revision() {
+        return revision.revision;
+    }
+
+    /** When the revision was committed (epoch milliseconds). */
+    public long commitMillis() {
+        return revision.commitMillis;
+    }
+
+    Revision rev() {
+        return revision;
+    }
+
+    @Override
+    void checkUsable() {
+        if (closed) {
+            throw new ClosedException("snapshot of revision " + revision.revision + " is closed");
+        }
+        store.checkOpen();
+    }
+
+    @Override
+    TreeRoot rootOf(Tree tree) {
+        return store.rootOf(revision, tree);
+    }
+
+    @Override
+    PageReader reader() {
+        return store.access();
+    }
+
+    @Override
+    TreeRoot catalog() {
+        return revision.catalog;
+    }
+
+    @Override
+    public Cursor cursor(Tree tree) {
+        checkUsable();
+        return new Cursor(this, tree, null);
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            store.release(slot);
+        }
+    }
+}

@@ -1,0 +1,612 @@
+package io.mvbt.revisions;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.agrona.UnsafeApi;
+import org.agrona.collections.LongHashSet;
+
+import io.mvbt.btree.TreeEditor;
+import io.mvbt.btree.TreeLimits;
+import io.mvbt.btree.TreeRoot;
+import io.mvbt.pagestore.FilePageStore;
+import io.mvbt.pagestore.MemoryPageStore;
+import io.mvbt.pagestore.MvbtException;
+import io.mvbt.pagestore.NativeAccess;
+import io.mvbt.pagestore.PageStore;
+import io.mvbt.pagestore.StorageException;
+
+/**
+ * A store of named B+trees with one writer and any number of readers. Every commit publishes an
+ * immutable revision; {@link #beginRead()} opens a snapshot of the newest one; pages that no open
+ * snapshot (and no durable revision) can reach are reused.
+ *
+ * <pre>{@code
+ * try (Store store = Store.open(path, StoreOptions.defaults())) {
+ *     try (WriteTxn tx = store.beginWrite()) {
+ *         Tree users = tx.createTreeIfAbsent("users");
+ *         tx.put(users, key, value);
+ *         tx.commit();
+ *     }
+ *     try (Snapshot s = store.beginRead()) {
+ *         byte[] v = s.get(store.tree("users"), key);
+ *     }
+ * }
+ * }</pre>
+ *
+ * All methods are thread-safe. A store file may be open for writing in one place at a time: a
+ * second open, in this process or another, fails with
+ * {@link io.mvbt.pagestore.StoreLockedException}.
+ */
+public final class Store implements AutoCloseable {
+    private static final VarHandle ROOTS = MethodHandles.arrayElementVarHandle(TreeRoot[].class);
+    private static final long SNAPSHOT_OWNER = 1;
+    private static final long CHECKPOINT_OWNER = 2;
+
+    private final PageStore pages;
+    private final StoreOptions options;
+    private final TreeLimits limits;
+    private final VerifiedPages verified;
+    private final PageAccess access;
+    /** Reads pages that may still lack checksums: the ones this process wrote since the last checkpoint. */
+    private final PageAccess sealer;
+    private final FreeSpace space;
+    private final FreeMap freeMap;
+    private final TxnPages txnPages;
+    private final TreeEditor editor;
+    private final ReaderRegistry registry = new ReaderRegistry();
+    private final MetaSlots slots = new MetaSlots();
+    /** Guards the meta slots and the publication of revisions. */
+    private final ReentrantLock metaLock = new ReentrantLock();
+    private final Object checkpointLock = new Object();
+    private final Semaphore writer = new Semaphore(1);
+    private final ConcurrentHashMap<String, Tree> trees = new ConcurrentHashMap<>();
+    private final AtomicInteger treeIds = new AtomicInteger();
+    private final Checkpointer checkpointer;
+    private volatile Revision latest;
+    private volatile long durableRevision;
+    private volatile boolean closed;
+    private volatile Throwable failure;
+    /** Held revisions, collected by the writer (writer-owned scratch). */
+    private long[] held = new long[128];
+
+    private Store(PageStore pages, StoreOptions options, boolean create) {
+        this.pages = pages;
+        this.options = options;
+        this.limits = new TreeLimits(pages.pageSize());
+        this.verified = pages.durable() ? new VerifiedPages(pages.pagesPerWindow()) : null;
+        this.access = new PageAccess(pages, limits, verified, TxnPages.maxRunPages(pages), false);
+        this.sealer = access.withTrustUnsealed();
+        this.space = new FreeSpace(pages);
+        this.freeMap = new FreeMap(pages.pageSize());
+        this.txnPages = new TxnPages(pages, access, space, verified);
+        this.editor = new TreeEditor(limits);
+        if (create) {
+            create();
+        } else {
+            recover();
+        }
+        this.checkpointer = pages.durable() ? new Checkpointer(this, options) : null;
+        if (checkpointer != null) {
+            checkpointer.start();
+        }
+    }
+
+    /** Opens (or creates) a store file with default options. */
+    public static Store open(Path path) {
+        return open(path, StoreOptions.defaults());
+    }
+
+    /** Opens (or creates) a store file for reading and writing. */
+    public static Store open(Path path, StoreOptions options) {
+        NativeAccess.require();
+        FilePageStore file = FilePageStore.open(path, options.pageSize(), MetaPage::detectPageSize);
+        try {
+            return new Store(file, options, file.created());
+        } catch (RuntimeException | Error e) {
+            file.close();
+            throw e;
+        }
+    }
+
+    /** A store in memory with default options: same API, nothing durable. */
+    public static Store inMemory() {
+        return inMemory(StoreOptions.defaults());
+    }
+
+    public static Store inMemory(StoreOptions options) {
+        NativeAccess.require();
+        return new Store(new MemoryPageStore(options.pageSize()), options, true);
+    }
+
+    // ------------------------------------------------------------------ creation and recovery
+
+    private void create() {
+        pages.extend(Math.max(pages.pageCount(), PageStore.META_SLOTS));
+        space.loaded();
+        Revision first = new Revision(0, 0, new TreeRoot(), pages.pageCount(), System.currentTimeMillis(), 0, 0, 0,
+                new TreeRoot[0]);
+        if (pages.durable()) {
+            long seq = slots.takeSequence();
+            MetaPage.write(pages, 0, seq, first, 0, MetaPage.FLAG_SEALED, space.flips);
+            pages.sync();
+            slots.wrote(0, seq, 0);
+            slots.setDurable(0);
+        }
+        latest = first;
+        durableRevision = 0;
+    }
+
+    private void recover() {
+        List<MetaPage.Record> metas = Recovery.readAll(pages);
+        MetaPage.Record m = Recovery.choose(pages, metas, access.uncached());
+        long steadySequence = -1;
+        for (MetaPage.Record r : metas) {
+            slots.seen(r.sequence);
+            if (r.sequence <= m.sequence) {
+                slots.wrote(r.slot, r.sequence, r.revision);
+                if (r.steady() && r.sequence > steadySequence) {
+                    steadySequence = r.sequence;
+                    slots.setDurable(r.slot);
+                }
+            }
+        }
+        boolean trusted = !m.steady();
+        PageAccess loader = trusted ? access.withTrustUnsealed() : access;
+        freeMap.set(m.freeRoot, m.freeRevision, m.freeHeight);
+        freeMap.load(loader, space, m.pageCount);
+        for (long flip : m.flips) {
+            space.loadFlip(flip, m.pageCount);
+        }
+        space.loaded();
+        latest = new Revision(m.revision, m.durableRevision, m.catalog.copy(), m.pageCount, m.commitMillis,
+                m.freeRoot, m.freeRevision, m.freeHeight, new TreeRoot[0]);
+        durableRevision = m.durableRevision;
+        if (!m.steady()) {
+            checkpoint(loader);
+        }
+        // Metas newer than the one opened were rejected: wipe them so no later recovery weighs them.
+        boolean wiped = false;
+        for (MetaPage.Record r : metas) {
+            if (r.sequence > m.sequence) {
+                UnsafeApi.setMemory(pages.address(r.slot), pages.pageSize(), (byte) 0);
+                pages.written(r.slot, 1);
+                wiped = true;
+            }
+        }
+        if (wiped) {
+            pages.sync();
+        }
+    }
+
+    // ------------------------------------------------------------------ trees
+
+    /** The handle of the tree named {@code name} (whether or not it exists yet). */
+    public Tree tree(String name) {
+        Tree tree = trees.get(name);
+        if (tree == null) {
+            tree = trees.computeIfAbsent(name, n -> new Tree(n, treeIds.getAndIncrement()));
+        }
+        return tree;
+    }
+
+    int treeCount() {
+        return treeIds.get();
+    }
+
+    /** The root of {@code tree} in revision {@code r}, or {@link Revision#ABSENT}; cached per revision. */
+    TreeRoot rootOf(Revision r, Tree tree) {
+        int id = tree.id();
+        TreeRoot[] roots = r.roots;
+        if (id < roots.length) {
+            TreeRoot cached = (TreeRoot) ROOTS.getAcquire(roots, id);
+            if (cached != null) {
+                return cached;
+            }
+        }
+        TreeRoot found = Catalog.lookup(access, r.catalog, tree.key());
+        TreeRoot root = found == null ? Revision.ABSENT : found;
+        if (id < roots.length) {
+            ROOTS.setRelease(roots, id, root);
+        }
+        return root;
+    }
+
+    // ------------------------------------------------------------------ reading
+
+    /**
+     * Opens a snapshot of the newest committed revision. Costs one compare-and-set on a free slot
+     * of the reader registry; the writer never waits for it.
+     */
+    public Snapshot beginRead() {
+        checkOpen();
+        int slot = registry.claim(SNAPSHOT_OWNER);
+        return new Snapshot(this, hold(slot), slot);
+    }
+
+    /** Publishes the newest revision in a registry slot, re-reading until no commit slipped between. */
+    private Revision hold(int slot) {
+        while (true) {
+            Revision r = latest;
+            registry.hold(slot, r);
+            if (latest == r) {
+                return r;
+            }
+        }
+    }
+
+    void release(int slot) {
+        registry.release(slot);
+    }
+
+    /** Newest committed revision. */
+    public long revision() {
+        return latest.revision;
+    }
+
+    // ------------------------------------------------------------------ writing
+
+    /** Begins the write transaction, waiting up to {@link StoreOptions#writeTimeout()} for the running one. */
+    public WriteTxn beginWrite() {
+        return beginWrite(options.writeTimeout());
+    }
+
+    /** Begins the write transaction, waiting up to {@code timeout} for the running one. */
+    public WriteTxn beginWrite(Duration timeout) {
+        checkWritable();
+        try {
+            if (!writer.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+                throw new WriteTimeoutException("another write transaction is still open after " + timeout
+                        + " (one writer at a time)");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new WriteTimeoutException("interrupted while waiting for the write transaction");
+        }
+        try {
+            checkWritable();
+            int n = collectHolders();
+            space.releasePending(held, n);
+            return new WriteTxn(this, latest, txnPages, editor);
+        } catch (RuntimeException | Error e) {
+            writer.release();
+            throw e;
+        }
+    }
+
+    /** Revisions that pin pages: open snapshots and checkpoints, and the durable revision. */
+    private int collectHolders() {
+        if (held.length < registry.capacity() + 1) {
+            held = new long[registry.capacity() * 2 + 1];
+        }
+        int n = registry.collect(held);
+        if (pages.durable()) {
+            long durable = durableRevision;
+            int at = java.util.Arrays.binarySearch(held, 0, n, durable);
+            if (at < 0) {
+                at = -at - 1;
+                System.arraycopy(held, at, held, at + 1, n - at);
+                held[at] = durable;
+                n++;
+            }
+        }
+        return n;
+    }
+
+    void commit(WriteTxn txn, TreeRoot catalog, TreeRoot[] roots, Durability durability) {
+        checkWritable();
+        long revision = txn.revision();
+        if (space.flips.size() > MetaPage.flipCapacity(pages.pageSize())) {
+            // Reserve first: once the flush starts, nothing may fail before the meta is written.
+            space.reserve(freeMap.flushBound(space));
+            freeMap.flush(txnPages, space);
+        }
+        long durableBefore = durableRevision;
+        Revision r = new Revision(revision, durableBefore, catalog.copy(), pages.pageCount(),
+                System.currentTimeMillis(), freeMap.root, freeMap.rootRevision, freeMap.height, roots);
+        if (!pages.durable()) {
+            latest = r;
+        } else if (durability == Durability.SYNC) {
+            metaLock.lock();
+            try {
+                RevisionWalker.seal(sealer, r, durableBefore);
+                int slot = slots.choose();
+                long seq = slots.takeSequence();
+                MetaPage.write(pages, slot, seq, r, durableBefore, MetaPage.FLAG_SEALED, space.flips);
+                slots.wrote(slot, seq, revision);
+                syncOrFail();
+                slots.setDurable(slot);
+                durableRevision = revision;
+                latest = r;
+            } finally {
+                metaLock.unlock();
+            }
+        } else {
+            metaLock.lock();
+            try {
+                int slot = slots.choose();
+                long seq = slots.takeSequence();
+                MetaPage.write(pages, slot, seq, r, durableBefore, 0, space.flips);
+                slots.wrote(slot, seq, revision);
+                latest = r;
+            } finally {
+                metaLock.unlock();
+            }
+        }
+        long written = space.takePagesWritten();
+        if (checkpointer != null && durability == Durability.NORMAL) {
+            checkpointer.written(written * pages.pageSize());
+        }
+        int n = collectHolders();
+        space.published(revision, held, n);
+    }
+
+    void endWrite(WriteTxn txn, boolean abort) {
+        if (abort) {
+            space.abort();
+            Revision base = latest;
+            freeMap.set(base.freeMapRoot, base.freeMapRevision, base.freeMapHeight);
+        }
+        writer.release();
+    }
+
+    private void syncOrFail() {
+        try {
+            pages.sync();
+        } catch (StorageException e) {
+            failed(e);
+            throw new StoreFailedException("fsync failed; the store refuses further writes until it is reopened: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    void failed(Throwable t) {
+        if (failure == null) {
+            failure = t;
+        }
+    }
+
+    // ------------------------------------------------------------------ durability
+
+    /** Makes every commit so far durable (a checkpoint), and returns the free tail of the file. */
+    public void sync() {
+        checkWritable();
+        if (pages.durable()) {
+            checkpoint();
+            shrink(false);
+        }
+    }
+
+    /** Checkpoints if any commit is not durable yet. */
+    void checkpoint() {
+        if (latest.revision != durableRevision) {
+            checkpoint(sealer);
+        }
+    }
+
+    /**
+     * Seals (checksums) and syncs every page written since the durable revision, then writes a
+     * steady copy of the newest meta and syncs it. The first pass runs beside the writer; a
+     * second, short pass under the meta lock covers the commits made meanwhile.
+     */
+    private void checkpoint(PageAccess sealer) {
+        synchronized (checkpointLock) {
+            int slot = registry.claim(CHECKPOINT_OWNER);
+            try {
+                Revision c = hold(slot);
+                long since = durableRevision;
+                if (c.revision == since) {
+                    return;
+                }
+                RevisionWalker.seal(sealer, c, since);
+                syncOrFail();
+                int pending;
+                Revision h;
+                metaLock.lock();
+                try {
+                    h = latest;
+                    if (h != c) {
+                        RevisionWalker.seal(sealer, h, c.revision);
+                        syncOrFail();
+                    }
+                    pending = slots.choose();
+                    long seq = slots.takeSequence();
+                    MetaPage.writeSteadyCopy(pages, slots.head(), pending, seq);
+                    slots.wrote(pending, seq, h.revision);
+                    slots.setPending(pending);
+                } finally {
+                    metaLock.unlock();
+                }
+                syncOrFail();
+                metaLock.lock();
+                try {
+                    slots.setDurable(pending);
+                    slots.setPending(-1);
+                    durableRevision = h.revision;
+                } finally {
+                    metaLock.unlock();
+                }
+            } finally {
+                registry.release(slot);
+            }
+        }
+    }
+
+    /**
+     * Gives the free tail of the file back to the file system: always on close, otherwise when it
+     * is at least an eighth of the file and 1 MiB. Needs the writer; skipped if a transaction runs.
+     */
+    void shrink(boolean always) {
+        if (!writer.tryAcquire()) {
+            return;
+        }
+        try {
+            shrinkHoldingWriter(always);
+        } finally {
+            writer.release();
+        }
+    }
+
+    private void shrinkHoldingWriter(boolean always) {
+        long count = pages.pageCount();
+        long tail = space.reusableTailStart();
+        long freeTail = count - tail;
+        if (freeTail <= 0 || failure != null
+                || !always && (freeTail < count / 8 || freeTail * pages.pageSize() < (1L << 20))) {
+            return;
+        }
+        space.shrinkTo(tail);
+        Revision base = latest;
+        Revision r = new Revision(base.revision + 1, durableRevision, base.catalog, tail, System.currentTimeMillis(),
+                base.freeMapRoot, base.freeMapRevision, base.freeMapHeight, base.roots);
+        metaLock.lock();
+        try {
+            int slot = slots.choose();
+            long seq = slots.takeSequence();
+            MetaPage.write(pages, slot, seq, r, durableRevision, 0, space.flips);
+            slots.wrote(slot, seq, r.revision);
+            latest = r;
+        } finally {
+            metaLock.unlock();
+        }
+        checkpoint(sealer);
+        pages.truncate(tail);
+    }
+
+    // ------------------------------------------------------------------ state
+
+    void checkOpen() {
+        if (closed) {
+            throw new ClosedException("store " + describe() + " is closed");
+        }
+    }
+
+    private void checkWritable() {
+        checkOpen();
+        Throwable f = failure;
+        if (f != null) {
+            throw new StoreFailedException("store " + describe() + " failed earlier and refuses writes until reopened: "
+                    + f.getMessage(), f);
+        }
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    String describe() {
+        return pages.describe();
+    }
+
+    PageAccess access() {
+        return access;
+    }
+
+    TreeLimits limits() {
+        return limits;
+    }
+
+    /** The options the store was opened with. */
+    public StoreOptions options() {
+        return options;
+    }
+
+    /** Page size of the store. */
+    public int pageSize() {
+        return pages.pageSize();
+    }
+
+    /** Longest key the store accepts: a quarter of a page. */
+    public int maxKeySize() {
+        return limits.maxKeySize;
+    }
+
+    /** A consistent picture of the store's revisions, snapshots and pages. */
+    public StoreStats stats() {
+        checkOpen();
+        long[] readers = registry.summary();
+        long age = readers[2] < 0 ? -1 : Math.max(0, System.currentTimeMillis() - readers[2]);
+        return new StoreStats(latest.revision, durableRevision, readers[0], readers[1], age, pages.pageSize(),
+                pages.pageCount(), space.inUse.cardinality(), space.reusable.cardinality(), space.pending.pages());
+    }
+
+    /**
+     * Checks the whole store (see {@link IntegrityChecker}); waits for the running write
+     * transaction to end.
+     */
+    public CheckReport check() {
+        checkOpen();
+        try {
+            if (!writer.tryAcquire(options.writeTimeout().toNanos(), TimeUnit.NANOSECONDS)) {
+                throw new WriteTimeoutException("check waited " + options.writeTimeout()
+                        + " for the write transaction");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new WriteTimeoutException("interrupted while waiting for the write transaction");
+        }
+        try {
+            return new IntegrityChecker(this, access.uncached().withTrustUnsealed()).check(latest, durableRevision);
+        } finally {
+            writer.release();
+        }
+    }
+
+    FreeSpace space() {
+        return space;
+    }
+
+    ReaderRegistry registry() {
+        return registry;
+    }
+
+    PageStore pages() {
+        return pages;
+    }
+
+    /** Flips persisted in the meta of the newest revision (for the checker). */
+    LongHashSet flips() {
+        return space.flips;
+    }
+
+    /**
+     * Closes the store: waits for the write transaction to end, makes every commit durable, gives
+     * the free tail of the file back, and releases the file. Snapshots still open fail on next use.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        try {
+            if (!writer.tryAcquire(options.writeTimeout().toNanos(), TimeUnit.NANOSECONDS)) {
+                throw new WriteTimeoutException("close waited " + options.writeTimeout()
+                        + " for the write transaction to end");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new MvbtException("interrupted while closing " + describe());
+        }
+        try {
+            if (checkpointer != null) {
+                checkpointer.stop();
+            }
+            if (pages.durable() && failure == null) {
+                checkpoint();
+                shrinkHoldingWriter(true);
+            }
+        } finally {
+            closed = true;
+            pages.close();
+            writer.release();
+        }
+    }
+}

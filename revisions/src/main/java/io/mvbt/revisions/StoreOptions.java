@@ -1,0 +1,93 @@
+package io.mvbt.revisions;
+
+import java.time.Duration;
+import java.util.Objects;
+
+import io.mvbt.pagestore.PageStore;
+
+/**
+ * How a store is opened. Immutable; each setter returns a changed copy.
+ *
+ * <p>Defaults: 4096-byte pages, {@link Durability#SYNC}, a checkpoint every second or every 64 MiB
+ * of written pages in {@link Durability#NORMAL} mode, and a 10 second wait in
+ * {@link Store#beginWrite()}.
+ */
+public final class StoreOptions {
+    private final int pageSize;
+    private final Durability durability;
+    private final Duration checkpointInterval;
+    private final long checkpointBytes;
+    private final Duration writeTimeout;
+
+    private StoreOptions(int pageSize, Durability durability, Duration checkpointInterval, long checkpointBytes,
+            Duration writeTimeout) {
+        this.pageSize = pageSize;
+        this.durability = durability;
+        this.checkpointInterval = checkpointInterval;
+        this.checkpointBytes = checkpointBytes;
+        this.writeTimeout = writeTimeout;
+    }
+
+    public static StoreOptions defaults() {
+        return new StoreOptions(4096, Durability.SYNC, Duration.ofSeconds(1), 64L << 20, Duration.ofSeconds(10));
+    }
+
+    /** Page size of a store created with these options (a power of two, 4096 to 65536); an existing store keeps its own. */
+    public StoreOptions pageSize(int pageSize) {
+        if (!PageStore.validPageSize(pageSize)) {
+            throw new IllegalArgumentException("page size must be a power of two from " + PageStore.MIN_PAGE_SIZE
+                    + " to " + PageStore.MAX_PAGE_SIZE + ", not " + pageSize);
+        }
+        return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout);
+    }
+
+    /** Default durability of commits. */
+    public StoreOptions durability(Durability durability) {
+        return new StoreOptions(pageSize, Objects.requireNonNull(durability), checkpointInterval, checkpointBytes,
+                writeTimeout);
+    }
+
+    /** Longest time between checkpoints in {@link Durability#NORMAL} mode (while there are commits). */
+    public StoreOptions checkpointInterval(Duration interval) {
+        if (interval.isNegative() || interval.isZero()) {
+            throw new IllegalArgumentException("checkpoint interval must be positive");
+        }
+        return new StoreOptions(pageSize, durability, interval, checkpointBytes, writeTimeout);
+    }
+
+    /** Written page bytes after which a checkpoint starts early in {@link Durability#NORMAL} mode. */
+    public StoreOptions checkpointBytes(long bytes) {
+        if (bytes <= 0) {
+            throw new IllegalArgumentException("checkpoint bytes must be positive");
+        }
+        return new StoreOptions(pageSize, durability, checkpointInterval, bytes, writeTimeout);
+    }
+
+    /** How long {@link Store#beginWrite()} waits for the running write transaction. */
+    public StoreOptions writeTimeout(Duration timeout) {
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("write timeout must not be negative");
+        }
+        return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, timeout);
+    }
+
+    public int pageSize() {
+        return pageSize;
+    }
+
+    public Durability durability() {
+        return durability;
+    }
+
+    public Duration checkpointInterval() {
+        return checkpointInterval;
+    }
+
+    public long checkpointBytes() {
+        return checkpointBytes;
+    }
+
+    public Duration writeTimeout() {
+        return writeTimeout;
+    }
+}

@@ -1,0 +1,20 @@
+package io.mvbt.revisions;
+
+/**
+ * State of a store at one moment.
+ *
+ * @param revision newest committed revision
+ * @param durableRevision newest revision known to survive a power cut
+ * @param openSnapshots snapshots open now (including checkpoints in progress)
+ * @param oldestSnapshotRevision revision of the oldest open snapshot, or -1
+ * @param oldestSnapshotAgeMillis how long the oldest snapshot has been open, or -1
+ * @param pagesInFile pages the store holds
+ * @param pagesInUse pages the newest revision reaches
+ * @param pagesFree pages that may be reused now
+ * @param pagesWaitingForReaders pages freed but maybe visible to an open snapshot or needed by the
+ *     last durable revision
+ */
+public record StoreStats(long revision, long durableRevision, long openSnapshots, long oldestSnapshotRevision,
+        long oldestSnapshotAgeMillis, int pageSize, long pagesInFile, long pagesInUse, long pagesFree,
+        long pagesWaitingForReaders) {
+}

@@ -1,0 +1,12 @@
+package io.mvbt.revisions;
+
+import io.mvbt.pagestore.MvbtException;
+
+/** createTree named a tree that already exists. */
+public class TreeExistsException extends MvbtException {
+    private static final long serialVersionUID = 1L;
+
+    public TreeExistsException(String message) {
+        super(message);
+    }
+}

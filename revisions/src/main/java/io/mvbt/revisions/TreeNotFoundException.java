@@ -1,0 +1,12 @@
+package io.mvbt.revisions;
+
+import io.mvbt.pagestore.MvbtException;
+
+/** The revision being read or written has no tree of that name. */
+public class TreeNotFoundException extends MvbtException {
+    private static final long serialVersionUID = 1L;
+
+    public TreeNotFoundException(String message) {
+        super(message);
+    }
+}

@@ -1,0 +1,82 @@
+package io.mvbt.revisions;
+
+import io.mvbt.btree.PageHeader;
+import io.mvbt.btree.PageWriter;
+import io.mvbt.pagestore.PageStore;
+
+/** The page context of the write transaction: reads through {@link PageAccess}, allocates from {@link FreeSpace}. */
+final class TxnPages implements PageWriter {
+    /** Overflow runs stay below 64 MiB so a large value never needs a huge free run. */
+    private static final long MAX_RUN_BYTES = 64L << 20;
+
+    private final PageStore store;
+    private final PageAccess access;
+    private final FreeSpace space;
+    private final VerifiedPages verified;
+    private final int maxRunPages;
+    private long revision;
+
+    TxnPages(PageStore store, PageAccess access, FreeSpace space, VerifiedPages verified) {
+        this.store = store;
+        this.access = access;
+        this.space = space;
+        this.verified = verified;
+        this.maxRunPages = maxRunPages(store);
+    }
+
+    static int maxRunPages(PageStore store) {
+        return (int) Math.min(store.pagesPerWindow(), MAX_RUN_BYTES / store.pageSize());
+    }
+
+    void begin(long revision) {
+        this.revision = revision;
+        space.begin(revision);
+    }
+
+    @Override
+    public int pageSize() {
+        return store.pageSize();
+    }
+
+    @Override
+    public long page(long pageNo, long rev, int type) {
+        return access.page(pageNo, rev, type);
+    }
+
+    @Override
+    public long revision() {
+        return revision;
+    }
+
+    @Override
+    public long allocate(int pages) {
+        long pageNo = space.allocate(pages);
+        if (verified != null) {
+            // Written by this process: trusted from now on, never validated against a checksum.
+            verified.set(pageNo, revision);
+        }
+        return pageNo;
+    }
+
+    @Override
+    public int maxRunPages() {
+        return maxRunPages;
+    }
+
+    @Override
+    public long address(long pageNo) {
+        return store.address(pageNo);
+    }
+
+    @Override
+    public void free(long pageNo, long rev, int pages) {
+        space.free(pageNo, rev, pages);
+    }
+
+    @Override
+    public void seal(long pageNo, int pages) {
+        if (store.durable()) {
+            PageHeader.seal(store.address(pageNo), Checksums.ofRun(store, pageNo, pages));
+        }
+    }
+}

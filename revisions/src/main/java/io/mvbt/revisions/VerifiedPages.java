@@ -1,0 +1,55 @@
+package io.mvbt.revisions;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+
+import org.agrona.BufferUtil;
+import org.agrona.UnsafeApi;
+
+/**
+ * For each page, the revision at which this process last validated it (or wrote it). A pointer
+ * names a page and the revision that wrote it; if the cache says the same revision, the page was
+ * checked already and is trusted. A reused page carries a new revision, so nothing needs to be
+ * invalidated. Eight bytes per page, off the heap, in one segment per storage window.
+ */
+final class VerifiedPages {
+    private final int windowShift;
+    private final long windowMask;
+    private volatile long[] segments = new long[0];
+    private final java.util.List<ByteBuffer> memory = new java.util.ArrayList<>();
+
+    VerifiedPages(int pagesPerWindow) {
+        this.windowShift = Integer.numberOfTrailingZeros(pagesPerWindow);
+        this.windowMask = pagesPerWindow - 1;
+    }
+
+    long get(long pageNo) {
+        long[] segs = segments;
+        int s = (int) (pageNo >>> windowShift);
+        return s < segs.length ? UnsafeApi.getLong(segs[s] + ((pageNo & windowMask) << 3)) : 0;
+    }
+
+    void set(long pageNo, long revision) {
+        int s = (int) (pageNo >>> windowShift);
+        long[] segs = segments;
+        if (s >= segs.length) {
+            segs = grow(s);
+        }
+        UnsafeApi.putLongRelease(null, segs[s] + ((pageNo & windowMask) << 3), revision);
+    }
+
+    private synchronized long[] grow(int s) {
+        long[] segs = segments;
+        if (s < segs.length) {
+            return segs;
+        }
+        long[] next = Arrays.copyOf(segs, s + 1);
+        for (int i = segs.length; i <= s; i++) {
+            ByteBuffer b = BufferUtil.allocateDirectAligned((int) ((windowMask + 1) << 3), 64);
+            memory.add(b);
+            next[i] = BufferUtil.address(b);
+        }
+        segments = next;
+        return next;
+    }
+}

@@ -1,0 +1,158 @@
+package io.mvbt.revisions;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.agrona.DirectBuffer;
+import org.agrona.UnsafeApi;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import io.mvbt.btree.Node;
+import io.mvbt.btree.Overflow;
+import io.mvbt.btree.PageReader;
+import io.mvbt.btree.TreeReader;
+import io.mvbt.btree.TreeRoot;
+import io.mvbt.btree.TreeWalker;
+
+/** The reading half shared by {@link Snapshot} and {@link WriteTxn}. */
+abstract class View implements ReadView {
+    static final long BYTE_BASE = UnsafeApi.arrayBaseOffset(byte[].class);
+
+    final Store store;
+
+    View(Store store) {
+        this.store = store;
+    }
+
+    /** Throws {@link ClosedException} if the view (or its store) may no longer be used. */
+    abstract void checkUsable();
+
+    /** The root of {@code tree} in this view, or {@link Revision#ABSENT}. */
+    abstract TreeRoot rootOf(Tree tree);
+
+    abstract PageReader reader();
+
+    /** The catalog root of this view. */
+    abstract TreeRoot catalog();
+
+    final TreeRoot existingRoot(Tree tree) {
+        TreeRoot root = rootOf(tree);
+        if (root == Revision.ABSENT) {
+            throw new TreeNotFoundException("revision " + revision() + " has no tree '" + tree.name() + "'");
+        }
+        return root;
+    }
+
+    final void checkKey(int length) {
+        int max = store.limits().maxKeySize;
+        if (length > max) {
+            throw new KeyTooLargeException("key of " + length + " bytes is longer than the limit of " + max
+                    + " bytes (a quarter of the " + store.limits().pageSize + "-byte page)");
+        }
+    }
+
+    @Override
+    public boolean hasTree(Tree tree) {
+        checkUsable();
+        return rootOf(tree) != Revision.ABSENT;
+    }
+
+    @Override
+    public List<String> treeNames() {
+        checkUsable();
+        List<String> names = new ArrayList<>();
+        for (Catalog.Entry e : Catalog.list(reader(), catalog())) {
+            names.add(e.name);
+        }
+        return names;
+    }
+
+    private long find(Tree tree, Object keyBase, long keyOff, int keyLen) {
+        checkUsable();
+        checkKey(keyLen);
+        TreeRoot root = existingRoot(tree);
+        return TreeReader.findEntry(reader(), root.page, root.revision, root.depth, keyBase, keyOff, keyLen);
+    }
+
+    @Override
+    public byte[] get(Tree tree, byte[] key) {
+        long entry = find(tree, key, BYTE_BASE, key.length);
+        if (entry == 0) {
+            return null;
+        }
+        int length = TreeReader.valueLength(entry);
+        byte[] value = new byte[length];
+        long at = TreeReader.valueAddress(entry);
+        if (TreeReader.isOverflow(entry)) {
+            Overflow.read(reader(), UnsafeApi.getLong(at), UnsafeApi.getLong(at + 8), length, value, BYTE_BASE);
+        } else {
+            UnsafeApi.copyMemory(null, at, value, BYTE_BASE, length);
+        }
+        return value;
+    }
+
+    @Override
+    public boolean get(Tree tree, DirectBuffer key, UnsafeBuffer value) {
+        long entry = find(tree, key.byteArray(), key.addressOffset(), key.capacity());
+        if (entry == 0) {
+            return false;
+        }
+        int length = TreeReader.valueLength(entry);
+        long at = TreeReader.valueAddress(entry);
+        if (!TreeReader.isOverflow(entry)) {
+            value.wrap(at, length);
+            return true;
+        }
+        long pageNo = UnsafeApi.getLong(at);
+        long revision = UnsafeApi.getLong(at + 8);
+        long contiguous = Overflow.contiguousAddress(reader(), pageNo, revision, length);
+        if (contiguous != 0) {
+            value.wrap(contiguous, length);
+        } else {
+            byte[] copy = new byte[length];
+            Overflow.read(reader(), pageNo, revision, length, copy, BYTE_BASE);
+            value.wrap(copy);
+        }
+        return true;
+    }
+
+    @Override
+    public boolean contains(Tree tree, byte[] key) {
+        return find(tree, key, BYTE_BASE, key.length) != 0;
+    }
+
+    @Override
+    public boolean contains(Tree tree, DirectBuffer key) {
+        return find(tree, key.byteArray(), key.addressOffset(), key.capacity()) != 0;
+    }
+
+    @Override
+    public long count(Tree tree) {
+        checkUsable();
+        return existingRoot(tree).entries;
+    }
+
+    @Override
+    public TreeStats treeStats(Tree tree) {
+        checkUsable();
+        TreeRoot root = existingRoot(tree);
+        int pageSize = store.limits().pageSize;
+        long[] used = new long[1];
+        TreeWalker.walk(reader(), root, -1, new TreeWalker.Visitor() {
+            @Override
+            public void node(long pageNo, long revision, long address, int level) {
+                if (level == 0) {
+                    used[0] += Node.usedBytes(address, pageSize);
+                }
+            }
+
+            @Override
+            public void overflow(long pageNo, long revision, long address) {
+                // Overflow pages are counted in the root.
+            }
+        });
+        double capacity = (double) root.leafPages * store.limits().usable;
+        return new TreeStats(tree.name(), root.entries, root.depth, root.branchPages, root.leafPages,
+                root.overflowPages, capacity == 0 ? 0 : used[0] / capacity);
+    }
+}

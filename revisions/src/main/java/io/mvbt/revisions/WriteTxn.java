@@ -1,0 +1,263 @@
+package io.mvbt.revisions;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import org.agrona.DirectBuffer;
+
+import io.mvbt.btree.PageReader;
+import io.mvbt.btree.TreeEditor;
+import io.mvbt.btree.TreeRoot;
+
+/**
+ * The single write transaction of a store. It reads the newest revision plus its own writes, and
+ * publishes a new revision on {@link #commit()}. Closing it without a commit aborts it. Use it from
+ * one thread at a time.
+ */
+public final class WriteTxn extends View implements AutoCloseable {
+    private final long revision;
+    private final Revision base;
+    private final TxnPages pages;
+    private final TreeEditor editor;
+    private final TreeRoot catalog;
+    private final byte[] catalogScratch = new byte[TreeRoot.BYTES];
+    private final List<Cursor> cursors = new ArrayList<>();
+    private TreeState[] states = new TreeState[8];
+    private boolean finished;
+
+    /** The transaction's view of one tree. */
+    static final class TreeState {
+        final Tree tree;
+        final TreeRoot root;
+        final boolean existedBefore;
+        boolean exists;
+        boolean dirty;
+
+        TreeState(Tree tree, TreeRoot root, boolean existedBefore) {
+            this.tree = tree;
+            this.root = root;
+            this.existedBefore = existedBefore;
+            this.exists = existedBefore;
+        }
+    }
+
+    WriteTxn(Store store, Revision base, TxnPages pages, TreeEditor editor) {
+        super(store);
+        this.base = base;
+        this.revision = base.revision + 1;
+        this.pages = pages;
+        this.editor = editor;
+        this.catalog = base.catalog.copy();
+        pages.begin(revision);
+    }
+
+    @Override
+    public long revision() {
+        return revision;
+    }
+
+    /** The revision this transaction started from. */
+    public long baseRevision() {
+        return base.revision;
+    }
+
+    @Override
+    void checkUsable() {
+        if (finished) {
+            throw new ClosedException("write transaction of revision " + revision + " has ended");
+        }
+        store.checkOpen();
+    }
+
+    @Override
+    PageReader reader() {
+        return pages;
+    }
+
+    @Override
+    TreeRoot catalog() {
+        return catalog;
+    }
+
+    @Override
+    TreeRoot rootOf(Tree tree) {
+        TreeState state = state(tree);
+        return state.exists ? state.root : Revision.ABSENT;
+    }
+
+    private TreeState state(Tree tree) {
+        int id = tree.id();
+        if (id >= states.length) {
+            states = Arrays.copyOf(states, Math.max(id + 1, states.length * 2));
+        }
+        TreeState state = states[id];
+        if (state == null) {
+            TreeRoot root = store.rootOf(base, tree);
+            boolean exists = root != Revision.ABSENT;
+            state = new TreeState(tree, exists ? root.copy() : new TreeRoot(), exists);
+            states[id] = state;
+        }
+        return state;
+    }
+
+    private TreeState existing(Tree tree) {
+        TreeState state = state(tree);
+        if (!state.exists) {
+            throw new TreeNotFoundException("there is no tree '" + tree.name() + "'");
+        }
+        return state;
+    }
+
+    private void changing() {
+        for (int i = 0; i < cursors.size(); i++) {
+            cursors.get(i).beforeChange();
+        }
+    }
+
+    /** Creates an empty tree; it exists for readers once the transaction commits. */
+    public Tree createTree(String name) {
+        checkUsable();
+        Tree tree = store.tree(name);
+        TreeState state = state(tree);
+        if (state.exists) {
+            throw new TreeExistsException("tree '" + name + "' exists already");
+        }
+        changing();
+        state.root.clear();
+        state.exists = true;
+        state.dirty = true;
+        return tree;
+    }
+
+    /** The tree named {@code name}, created if it does not exist. */
+    public Tree createTreeIfAbsent(String name) {
+        checkUsable();
+        Tree tree = store.tree(name);
+        return state(tree).exists ? tree : createTree(name);
+    }
+
+    /** Drops a tree and frees its pages; returns false if there was no such tree. */
+    public boolean dropTree(Tree tree) {
+        checkUsable();
+        TreeState state = state(tree);
+        if (!state.exists) {
+            return false;
+        }
+        changing();
+        editor.freeAll(pages, state.root);
+        state.exists = false;
+        state.dirty = true;
+        return true;
+    }
+
+    /** Stores {@code value} under {@code key}, replacing any value; returns true if the key is new. */
+    public boolean put(Tree tree, byte[] key, byte[] value) {
+        checkUsable();
+        checkKey(key.length);
+        TreeState state = existing(tree);
+        changing();
+        state.dirty = true;
+        return editor.put(pages, state.root, key, BYTE_BASE, key.length, value, BYTE_BASE, value.length);
+    }
+
+    public boolean put(Tree tree, DirectBuffer key, DirectBuffer value) {
+        checkUsable();
+        checkKey(key.capacity());
+        TreeState state = existing(tree);
+        changing();
+        state.dirty = true;
+        return editor.put(pages, state.root, key.byteArray(), key.addressOffset(), key.capacity(), value.byteArray(),
+                value.addressOffset(), value.capacity());
+    }
+
+    /** Deletes {@code key}; returns true if it was there. */
+    public boolean delete(Tree tree, byte[] key) {
+        checkUsable();
+        checkKey(key.length);
+        TreeState state = existing(tree);
+        changing();
+        boolean deleted = editor.delete(pages, state.root, key, BYTE_BASE, key.length);
+        state.dirty |= deleted;
+        return deleted;
+    }
+
+    public boolean delete(Tree tree, DirectBuffer key) {
+        checkUsable();
+        checkKey(key.capacity());
+        TreeState state = existing(tree);
+        changing();
+        boolean deleted = editor.delete(pages, state.root, key.byteArray(), key.addressOffset(), key.capacity());
+        state.dirty |= deleted;
+        return deleted;
+    }
+
+    @Override
+    public Cursor cursor(Tree tree) {
+        checkUsable();
+        Cursor cursor = new Cursor(this, tree, this);
+        cursors.add(cursor);
+        return cursor;
+    }
+
+    void forget(Cursor cursor) {
+        cursors.remove(cursor);
+    }
+
+    /** Commits with the store's default durability. */
+    public void commit() {
+        commit(store.options().durability());
+    }
+
+    /** Publishes the transaction's writes as one new revision, durable as {@code durability} says. */
+    public void commit(Durability durability) {
+        checkUsable();
+        boolean done = false;
+        try {
+            TreeRoot[] roots = Arrays.copyOf(base.roots, Math.max(base.roots.length, store.treeCount()));
+            for (TreeState state : states) {
+                if (state == null || !state.dirty) {
+                    continue;
+                }
+                if (state.exists) {
+                    Catalog.put(editor, pages, catalog, state.tree.key(), state.root, catalogScratch);
+                    roots[state.tree.id()] = state.root.copy();
+                } else {
+                    if (state.existedBefore) {
+                        Catalog.delete(editor, pages, catalog, state.tree.key());
+                    }
+                    roots[state.tree.id()] = Revision.ABSENT;
+                }
+            }
+            store.commit(this, catalog, roots, durability);
+            done = true;
+        } finally {
+            finish(!done);
+        }
+    }
+
+    /** Throws away everything the transaction wrote. */
+    public void abort() {
+        if (!finished) {
+            finish(true);
+        }
+    }
+
+    private void finish(boolean abort) {
+        finished = true;
+        for (Cursor c : cursors.toArray(new Cursor[0])) {
+            c.close();
+        }
+        store.endWrite(this, abort);
+    }
+
+    /** Whether the transaction has committed or aborted. */
+    public boolean isFinished() {
+        return finished;
+    }
+
+    @Override
+    public void close() {
+        abort();
+    }
+}
