@@ -78,9 +78,10 @@ final class PendingPages {
             if (Arrays.binarySearch(held, 0, n, holder) >= 0) {
                 continue;
             }
+            // Read the group before removing: TreeMap's remove may reuse the entry for its successor.
+            Group g = e.getValue();
             it.remove();
             long below = floorBelow(held, n, holder);
-            Group g = e.getValue();
             for (int i = 0; i < g.size; i++) {
                 if (g.written[i] > below) {
                     pageCount -= g.counts[i];
