@@ -1,0 +1,116 @@
+package io.mvbt.revisions;
+
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.mvbt.pagestore.NativeAccess;
+
+/**
+ * A child JVM commits in a loop and is killed with SIGKILL at random moments. After each kill the
+ * store opens, passes the integrity check, holds every commit the child reported, and equals
+ * exactly the state of one commit (no partial commit). Runs {@code -Dmvbt.crash.kills=N} kills per
+ * durability mode (default 12).
+ */
+class CrashTest {
+    /** What the last child printed besides its progress lines. */
+    private static final StringBuilder OTHER_OUTPUT = new StringBuilder();
+    @TempDir
+    Path dir;
+
+    @Test
+    void syncCommitsSurviveKills() throws Exception {
+        killRepeatedly(Durability.SYNC, dir.resolve("sync.mvbt"), 11);
+    }
+
+    @Test
+    void normalCommitsSurviveKills() throws Exception {
+        killRepeatedly(Durability.NORMAL, dir.resolve("normal.mvbt"), 12);
+    }
+
+    private void killRepeatedly(Durability durability, Path path, long seed) throws Exception {
+        int kills = Integer.getInteger("mvbt.crash.kills", 12);
+        Random random = new Random(seed);
+        long previous = 0;
+        for (int k = 0; k < kills; k++) {
+            long reported = runAndKill(path, durability, 30 + random.nextInt(400), random.nextBoolean() ? 5 : 200);
+            try (Store store = Store.open(path)) {
+                store.check().throwIfDamaged();
+                Tree tree = store.tree(CrashWorkload.TREE);
+                try (Snapshot s = store.beginRead()) {
+                    long found = CrashWorkload.counter(s, tree);
+                    // The child may have committed once more than it managed to report.
+                    assertTrue(found == reported || found == reported + 1, "kill " + k + ": child reported "
+                            + reported + ", store holds commit " + found + "; child output: " + OTHER_OUTPUT);
+                    assertTrue(found >= previous, "commits went backwards");
+                    assertNull(CrashWorkload.difference(s, tree, CrashWorkload.model(found)),
+                            "kill " + k + ": store is not exactly commit " + found);
+                    previous = found;
+                }
+            }
+        }
+        assertTrue(previous > kills, "the child committed too little to test anything: " + previous);
+    }
+
+    /** Starts the child, kills it {@code millis} after it is ready, returns the last commit it reported. */
+    private static long runAndKill(Path path, Durability durability, int millis, int checkpointMillis)
+            throws IOException, InterruptedException {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> command = new ArrayList<>(List.of(java, NativeAccess.REQUIRED_FLAG.split(" ")[0],
+                NativeAccess.REQUIRED_FLAG.split(" ")[1], "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+                CrashChild.class.getName(), path.toString(), durability.name(), Integer.toString(checkpointMillis)));
+        Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
+        AtomicLong last = new AtomicLong(-1);
+        StringBuilder other = new StringBuilder();
+        Thread reader = new Thread(() -> {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(child.getInputStream(),
+                    StandardCharsets.UTF_8))) {
+                for (String line; (line = in.readLine()) != null;) {
+                    if (line.matches("committed \\d+")) {
+                        last.set(Long.parseLong(line.substring(10)));
+                    } else if (line.matches("ready \\d+")) {
+                        last.compareAndSet(-1, Long.parseLong(line.substring(6)));
+                        synchronized (last) {
+                            last.notifyAll();
+                        }
+                    } else {
+                        other.append(line).append('\n');
+                    }
+                }
+            } catch (IOException e) {
+                // The child died: the stream ends.
+            }
+        });
+        reader.start();
+        synchronized (last) {
+            long deadline = System.currentTimeMillis() + 30_000;
+            while (last.get() < 0 && child.isAlive() && System.currentTimeMillis() < deadline) {
+                last.wait(100);
+            }
+        }
+        assertTrue(child.isAlive(), "child died on its own: " + other);
+        Thread.sleep(millis);
+        // Through the handle: Process.destroyForcibly() would also close the pipe and lose unread lines.
+        child.toHandle().destroyForcibly();
+        child.waitFor(30, TimeUnit.SECONDS);
+        reader.join(10_000);
+        synchronized (OTHER_OUTPUT) {
+            OTHER_OUTPUT.setLength(0);
+            OTHER_OUTPUT.append(other);
+        }
+        return last.get();
+    }
+}
