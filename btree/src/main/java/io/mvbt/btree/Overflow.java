@@ -101,13 +101,20 @@ public final class Overflow {
         }
     }
 
-    /** Frees every run of a value and subtracts the pages from {@code root}. */
-    public static void free(PageWriter w, long pageNo, long revision, TreeRoot root) {
+    /** Frees every run of a value of {@code length} bytes and subtracts the pages from {@code root}. */
+    public static void free(PageWriter w, long pageNo, long revision, int length, TreeRoot root) {
         long page = pageNo;
         long rev = revision;
+        long bytes = 0;
         while (page != 0) {
             long address = w.page(page, rev, PageHeader.TYPE_OVERFLOW);
             int pages = UnsafeApi.getInt(address + PAGES);
+            // Every run holds at least one byte: a chain longer than the value is a cycle.
+            bytes += UnsafeApi.getInt(address + BYTES);
+            if (bytes > length) {
+                throw new CorruptionException(page, "overflow chain holds more than the " + length
+                        + " bytes its entry says");
+            }
             long next = UnsafeApi.getLong(address + NEXT);
             long nextRev = UnsafeApi.getLong(address + NEXT_REVISION);
             w.free(page, rev, pages);

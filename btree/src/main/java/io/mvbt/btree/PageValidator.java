@@ -101,7 +101,8 @@ public final class PageValidator {
         if (pages < 1 || pages > maxRunPages) {
             fail(pageNo, "overflow run of " + pages + " pages (at most " + maxRunPages + ")");
         }
-        if (bytes < 0 || bytes > (long) pages * pageSize - Overflow.DATA) {
+        // Every run holds at least one byte, so walking a chain always makes progress.
+        if (bytes < 1 || bytes > (long) pages * pageSize - Overflow.DATA) {
             fail(pageNo, "overflow run claims " + bytes + " bytes in " + pages + " pages");
         }
         long next = UnsafeApi.getLong(page + Overflow.NEXT);

@@ -240,7 +240,7 @@ public final class TreeEditor {
     private void freeOverflowOf(long leaf, int i) {
         if (Node.isOverflow(leaf, i)) {
             long ref = Node.valueAddress(leaf, i);
-            Overflow.free(w, UnsafeApi.getLong(ref), UnsafeApi.getLong(ref + 8), root);
+            Overflow.free(w, UnsafeApi.getLong(ref), UnsafeApi.getLong(ref + 8), UnsafeApi.getInt(ref + 16), root);
         }
     }
 

@@ -1,27 +1,42 @@
 package io.mvbt.revisions;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.zip.CRC32C;
 
 import io.mvbt.btree.PageHeader;
 import io.mvbt.pagestore.PageStore;
 
-/** CRC32C of pages, through the JDK's intrinsic (about 90 ns for 4 KiB here). */
+/**
+ * CRC32C of pages through the JDK's intrinsic (about 90 ns for 4 KiB here). Page checksums are
+ * seeded with the store's random identity, so a page spliced in from another store (a misdirected
+ * write, a mixed-up restore) fails its checksum even where page number and revision agree.
+ */
 final class Checksums {
-    private Checksums() {
+    private final PageStore store;
+    private volatile byte[] seed = new byte[8];
+
+    Checksums(PageStore store) {
+        this.store = store;
+    }
+
+    /** Sets the store identity the page checksums are seeded with. */
+    void seed(long storeId) {
+        seed = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(storeId).array();
     }
 
     /** CRC32C of a run of pages, leaving out the checksum and the flags (the first 5 bytes). */
-    static int ofRun(PageStore store, long pageNo, int pages) {
+    int ofRun(long pageNo, int pages) {
         ByteBuffer memory = store.buffer(pageNo, pages);
         memory.position(PageHeader.CHECKSUMMED_FROM);
         CRC32C crc = new CRC32C();
+        crc.update(seed);
         crc.update(memory);
         return (int) crc.getValue();
     }
 
-    /** CRC32C of bytes [4, length) of a page. */
-    static int ofPrefix(PageStore store, long pageNo, int length) {
+    /** CRC32C of bytes [4, length) of a page (meta pages, which carry the identity themselves). */
+    int ofPrefix(long pageNo, int length) {
         ByteBuffer memory = store.buffer(pageNo, 1);
         memory.limit(length).position(4);
         CRC32C crc = new CRC32C();

@@ -34,7 +34,8 @@ import io.mvbt.pagestore.PageStore;
  *  88 56 bytes catalog root (page, revision, entries, depth, leaf/branch/overflow pages)
  * 144 u64 freeMapRoot, 152 u64 freeMapRevision, 160 u32 freeMapHeight
  * 164 u32 flipCount
- * 168 u64 flips[flipCount] pages whose in-use bit differs from the free map
+ * 168 u64 storeId         random at creation; seeds every page checksum
+ * 176 u64 flips[flipCount] pages whose in-use bit differs from the free map
  * </pre>
  */
 final class MetaPage {
@@ -61,7 +62,8 @@ final class MetaPage {
     static final int FREE_REVISION = 152;
     static final int FREE_HEIGHT = 160;
     static final int FLIP_COUNT = 164;
-    static final int FLIPS = 168;
+    static final int STORE_ID = 168;
+    static final int FLIPS = 176;
 
     /** What a meta slot says. */
     static final class Record {
@@ -78,6 +80,7 @@ final class MetaPage {
         long freeRoot;
         long freeRevision;
         int freeHeight;
+        long storeId;
         long[] flips;
 
         boolean steady() {
@@ -98,8 +101,8 @@ final class MetaPage {
     }
 
     /** Writes a meta page at {@code slot}, checksum last. */
-    static void write(PageStore store, int slot, long sequence, Revision r, long durableRevision, int flags,
-            LongHashSet flips) {
+    static void write(PageStore store, Checksums checksums, long storeId, int slot, long sequence, Revision r,
+            long durableRevision, int flags, LongHashSet flips) {
         long page = store.address(slot);
         int length = FLIPS + 8 * flips.size();
         UnsafeApi.putInt(page + LENGTH, length);
@@ -120,15 +123,16 @@ final class MetaPage {
         UnsafeApi.putLong(page + FREE_REVISION, r.freeMapRevision);
         UnsafeApi.putInt(page + FREE_HEIGHT, r.freeMapHeight);
         UnsafeApi.putInt(page + FLIP_COUNT, flips.size());
+        UnsafeApi.putLong(page + STORE_ID, storeId);
         long at = page + FLIPS;
         for (LongHashSet.LongIterator it = flips.iterator(); it.hasNext(); at += 8) {
             UnsafeApi.putLong(at, it.nextValue());
         }
-        seal(store, slot, length);
+        seal(store, checksums, slot, length);
     }
 
     /** Copies slot {@code from} to slot {@code to} as a durable (steady) meta with a new sequence. */
-    static void writeSteadyCopy(PageStore store, int from, int to, long sequence) {
+    static void writeSteadyCopy(PageStore store, Checksums checksums, int from, int to, long sequence) {
         long src = store.address(from);
         long dst = store.address(to);
         int length = UnsafeApi.getInt(src + LENGTH);
@@ -136,19 +140,19 @@ final class MetaPage {
         UnsafeApi.putLong(dst + SEQUENCE, sequence);
         UnsafeApi.putLong(dst + DURABLE_REVISION, UnsafeApi.getLong(src + REVISION));
         UnsafeApi.putInt(dst + FLAGS, UnsafeApi.getInt(src + FLAGS) | FLAG_SEALED);
-        seal(store, to, length);
+        seal(store, checksums, to, length);
     }
 
-    private static void seal(PageStore store, int slot, int length) {
+    private static void seal(PageStore store, Checksums checksums, int slot, int length) {
         long page = store.address(slot);
         // Everything the meta points at must be in memory before the meta can be seen valid.
         UnsafeApi.storeFence();
-        UnsafeApi.putInt(page + CHECKSUM, Checksums.ofPrefix(store, slot, length));
+        UnsafeApi.putInt(page + CHECKSUM, checksums.ofPrefix(slot, length));
         store.written(slot, 1);
     }
 
     /** Reads a slot; null if it holds no valid meta (never written, torn, or damaged). */
-    static Record read(PageStore store, int slot) {
+    static Record read(PageStore store, Checksums checksums, int slot) {
         long page = store.address(slot);
         int pageSize = store.pageSize();
         if (UnsafeApi.getLong(page + MAGIC_OFFSET) != MAGIC || UnsafeApi.getInt(page + FORMAT) != FORMAT_VERSION
@@ -159,7 +163,7 @@ final class MetaPage {
         if (length < FLIPS || length > pageSize || (length - FLIPS) % 8 != 0) {
             return null;
         }
-        if (UnsafeApi.getInt(page + CHECKSUM) != Checksums.ofPrefix(store, slot, length)) {
+        if (UnsafeApi.getInt(page + CHECKSUM) != checksums.ofPrefix(slot, length)) {
             return null;
         }
         Record m = new Record();
@@ -176,6 +180,7 @@ final class MetaPage {
         m.freeRoot = UnsafeApi.getLong(page + FREE_ROOT);
         m.freeRevision = UnsafeApi.getLong(page + FREE_REVISION);
         m.freeHeight = UnsafeApi.getInt(page + FREE_HEIGHT);
+        m.storeId = UnsafeApi.getLong(page + STORE_ID);
         int flips = UnsafeApi.getInt(page + FLIP_COUNT);
         if (flips != (length - FLIPS) / 8 || m.durableRevision > m.revision || m.pageCount < PageStore.META_SLOTS
                 || m.freeHeight < 0 || m.freeHeight > 16) {

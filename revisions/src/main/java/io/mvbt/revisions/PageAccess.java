@@ -16,14 +16,17 @@ import io.mvbt.pagestore.PageStore;
  */
 final class PageAccess implements PageReader {
     private final PageStore store;
+    private final Checksums checksums;
     private final TreeLimits limits;
     private final VerifiedPages verified;
     private final int maxRunPages;
     /** Accept pages without a checksum (sealing after a process crash, when the page cache is intact). */
     private final boolean trustUnsealed;
 
-    PageAccess(PageStore store, TreeLimits limits, VerifiedPages verified, int maxRunPages, boolean trustUnsealed) {
+    PageAccess(PageStore store, Checksums checksums, TreeLimits limits, VerifiedPages verified, int maxRunPages,
+            boolean trustUnsealed) {
         this.store = store;
+        this.checksums = checksums;
         this.limits = limits;
         this.verified = verified;
         this.maxRunPages = maxRunPages;
@@ -31,13 +34,13 @@ final class PageAccess implements PageReader {
     }
 
     PageAccess withTrustUnsealed() {
-        return new PageAccess(store, limits, verified, maxRunPages, true);
+        return new PageAccess(store, checksums, limits, verified, maxRunPages, true);
     }
 
     /** A reader that validates every page it reads, whatever the cache says (for the checker). */
     PageAccess uncached() {
-        return new PageAccess(store, limits, verified == null ? null : new VerifiedPages(store.pagesPerWindow()),
-                maxRunPages, trustUnsealed);
+        return new PageAccess(store, checksums, limits,
+                verified == null ? null : new VerifiedPages(store.pagesPerWindow()), maxRunPages, trustUnsealed);
     }
 
     @Override
@@ -51,6 +54,10 @@ final class PageAccess implements PageReader {
 
     PageStore store() {
         return store;
+    }
+
+    Checksums checksums() {
+        return checksums;
     }
 
     @Override
@@ -84,7 +91,7 @@ final class PageAccess implements PageReader {
         }
         if (PageHeader.isSealed(address)) {
             int expected = PageHeader.checksum(address);
-            int actual = Checksums.ofRun(store, pageNo, pages);
+            int actual = checksums.ofRun(pageNo, pages);
             if (expected != actual) {
                 throw new CorruptionException(pageNo, String.format(
                         "checksum mismatch (stored %08x, computed %08x) in a %s page", expected, actual,

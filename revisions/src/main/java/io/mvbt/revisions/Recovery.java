@@ -24,15 +24,22 @@ final class Recovery {
     }
 
     /** Valid metas of every slot, newest first. */
-    static List<MetaPage.Record> readAll(PageStore store) {
+    static List<MetaPage.Record> readAll(PageStore store, Checksums checksums) {
         List<MetaPage.Record> metas = new ArrayList<>();
-        for (int slot = 0; slot < PageStore.META_SLOTS; slot++) {
-            MetaPage.Record m = MetaPage.read(store, slot);
+        // A truncated file may lack some slots: never read past its end.
+        long slots = Math.min(PageStore.META_SLOTS, store.pageCount());
+        for (int slot = 0; slot < slots; slot++) {
+            MetaPage.Record m = MetaPage.read(store, checksums, slot);
             if (m != null) {
                 metas.add(m);
             }
         }
         metas.sort(Comparator.comparingLong((MetaPage.Record m) -> m.sequence).reversed());
+        // A meta of another store (a spliced page) does not belong: the newest meta names the store.
+        if (!metas.isEmpty()) {
+            long id = metas.get(0).storeId;
+            metas.removeIf(m -> m.storeId != id);
+        }
         return metas;
     }
 

@@ -52,7 +52,7 @@ final class RevisionWalker {
     static void seal(PageAccess access, Revision r, long since) {
         walk(access, r.catalog, freeMapOf(r, access.pageSize()), since, (pageNo, revision, type, address, pages) -> {
             if (!PageHeader.isSealed(address)) {
-                PageHeader.seal(address, Checksums.ofRun(access.store(), pageNo, pages));
+                PageHeader.seal(address, access.checksums().ofRun(pageNo, pages));
             }
         });
     }

@@ -55,6 +55,9 @@ public final class Store implements AutoCloseable {
     private final StoreOptions options;
     private final TreeLimits limits;
     private final VerifiedPages verified;
+    private final Checksums checksums;
+    /** Random identity of the store, chosen at creation; seeds the page checksums. */
+    private long storeId;
     private final PageAccess access;
     /** Reads pages that may still lack checksums: the ones this process wrote since the last checkpoint. */
     private final PageAccess sealer;
@@ -83,7 +86,8 @@ public final class Store implements AutoCloseable {
         this.options = options;
         this.limits = new TreeLimits(pages.pageSize());
         this.verified = pages.durable() ? new VerifiedPages(pages.pagesPerWindow()) : null;
-        this.access = new PageAccess(pages, limits, verified, TxnPages.maxRunPages(pages), false);
+        this.checksums = new Checksums(pages);
+        this.access = new PageAccess(pages, checksums, limits, verified, TxnPages.maxRunPages(pages), false);
         this.sealer = access.withTrustUnsealed();
         this.space = new FreeSpace(pages);
         this.freeMap = new FreeMap(pages.pageSize());
@@ -130,13 +134,15 @@ public final class Store implements AutoCloseable {
     // ------------------------------------------------------------------ creation and recovery
 
     private void create() {
+        storeId = new java.security.SecureRandom().nextLong();
+        checksums.seed(storeId);
         pages.extend(Math.max(pages.pageCount(), PageStore.META_SLOTS));
         space.loaded();
         Revision first = new Revision(0, 0, new TreeRoot(), pages.pageCount(), System.currentTimeMillis(), 0, 0, 0,
                 new TreeRoot[0]);
         if (pages.durable()) {
             long seq = slots.takeSequence();
-            MetaPage.write(pages, 0, seq, first, 0, MetaPage.FLAG_SEALED, space.flips);
+            MetaPage.write(pages, checksums, storeId, 0, seq, first, 0, MetaPage.FLAG_SEALED, space.flips);
             pages.sync();
             slots.wrote(0, seq, 0);
             slots.setDurable(0);
@@ -146,7 +152,11 @@ public final class Store implements AutoCloseable {
     }
 
     private void recover() {
-        List<MetaPage.Record> metas = Recovery.readAll(pages);
+        List<MetaPage.Record> metas = Recovery.readAll(pages, checksums);
+        if (!metas.isEmpty()) {
+            storeId = metas.get(0).storeId;
+            checksums.seed(storeId);
+        }
         MetaPage.Record m = Recovery.choose(pages, metas, access.uncached());
         long steadySequence = -1;
         for (MetaPage.Record r : metas) {
@@ -320,7 +330,7 @@ public final class Store implements AutoCloseable {
                 RevisionWalker.seal(sealer, r, durableBefore);
                 int slot = slots.choose();
                 long seq = slots.takeSequence();
-                MetaPage.write(pages, slot, seq, r, durableBefore, MetaPage.FLAG_SEALED, space.flips);
+                MetaPage.write(pages, checksums, storeId, slot, seq, r, durableBefore, MetaPage.FLAG_SEALED, space.flips);
                 slots.wrote(slot, seq, revision);
                 syncOrFail();
                 slots.setDurable(slot);
@@ -334,7 +344,7 @@ public final class Store implements AutoCloseable {
             try {
                 int slot = slots.choose();
                 long seq = slots.takeSequence();
-                MetaPage.write(pages, slot, seq, r, durableBefore, 0, space.flips);
+                MetaPage.write(pages, checksums, storeId, slot, seq, r, durableBefore, 0, space.flips);
                 slots.wrote(slot, seq, revision);
                 latest = r;
             } finally {
@@ -419,7 +429,7 @@ public final class Store implements AutoCloseable {
                     }
                     pending = slots.choose();
                     long seq = slots.takeSequence();
-                    MetaPage.writeSteadyCopy(pages, slots.head(), pending, seq);
+                    MetaPage.writeSteadyCopy(pages, checksums, slots.head(), pending, seq);
                     slots.wrote(pending, seq, h.revision);
                     slots.setPending(pending);
                 } finally {
@@ -471,7 +481,7 @@ public final class Store implements AutoCloseable {
         try {
             int slot = slots.choose();
             long seq = slots.takeSequence();
-            MetaPage.write(pages, slot, seq, r, durableRevision, 0, space.flips);
+            MetaPage.write(pages, checksums, storeId, slot, seq, r, durableRevision, 0, space.flips);
             slots.wrote(slot, seq, r.revision);
             latest = r;
         } finally {

@@ -76,7 +76,7 @@ final class TxnPages implements PageWriter {
     @Override
     public void seal(long pageNo, int pages) {
         if (store.durable()) {
-            PageHeader.seal(store.address(pageNo), Checksums.ofRun(store, pageNo, pages));
+            PageHeader.seal(store.address(pageNo), access.checksums().ofRun(pageNo, pages));
         }
     }
 }

@@ -1,0 +1,237 @@
+package io.mvbt.revisions;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.mvbt.pagestore.CorruptionException;
+
+/**
+ * Damaged files: bits flipped, pages zeroed or overwritten, garbage written, the file truncated, a
+ * page spliced in from another store. Opening and reading the copy must end in one of two ways:
+ * the data of a committed revision (a clean recovery), or a {@link CorruptionException}. Any other
+ * exception, a wrong answer or a hang fails. Cases: {@code -Dmvbt.damage.cases=N} (default 300).
+ */
+class DamageTest {
+    private static final int PAGE = 4096;
+    private static ExecutorService executor;
+
+    @TempDir
+    static Path dir;
+    private static Path pristine;
+    private static Path other;
+    /** Data of each revision that changed data (later empty revisions read the same). */
+    private static final TreeMap<Long, Map<String, TreeMap<byte[], byte[]>>> MODELS = new TreeMap<>();
+
+    @BeforeAll
+    static void build() {
+        executor = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "damage-case");
+            t.setDaemon(true);
+            return t;
+        });
+        pristine = dir.resolve("pristine.mvbt");
+        other = dir.resolve("other.mvbt");
+        buildStore(pristine, 1, true);
+        buildStore(other, 2, false);
+    }
+
+    @AfterAll
+    static void stop() {
+        executor.shutdownNow();
+    }
+
+    private static void buildStore(Path path, long seed, boolean record) {
+        Random random = new Random(seed);
+        Map<String, TreeMap<byte[], byte[]>> model = new HashMap<>();
+        try (Store store = Store.open(path, StoreOptions.defaults().durability(Durability.NORMAL))) {
+            for (int commit = 0; commit < 12; commit++) {
+                try (WriteTxn tx = store.beginWrite()) {
+                    for (String name : new String[] {"a", "b"}) {
+                        Tree t = tx.createTreeIfAbsent(name);
+                        TreeMap<byte[], byte[]> m = model.computeIfAbsent(name, n -> ModelHarness.newMap());
+                        int n = name.equals("a") ? 400 : 60;
+                        for (int i = 0; i < n; i++) {
+                            byte[] k = String.format("%s-%05d", name, random.nextInt(4000)).getBytes();
+                            byte[] v = new byte[random.nextInt(40) == 0 ? 9000 : random.nextInt(150)];
+                            random.nextBytes(v);
+                            if (random.nextInt(6) == 0) {
+                                tx.delete(t, k);
+                                m.remove(k);
+                            } else {
+                                tx.put(t, k, v);
+                                m.put(k, v);
+                            }
+                        }
+                    }
+                    tx.commit(commit % 3 == 0 ? Durability.SYNC : Durability.NORMAL);
+                    if (record) {
+                        MODELS.put(tx.revision(), ModelHarness.deepCopy(model));
+                    }
+                }
+                if (commit == 6) {
+                    store.sync();
+                }
+            }
+        }
+    }
+
+    @Test
+    void damagedFilesGiveCorruptionOrCommittedData() throws Exception {
+        int cases = Integer.getInteger("mvbt.damage.cases", 300);
+        Random random = new Random(42);
+        int clean = 0;
+        int detected = 0;
+        for (int c = 0; c < cases; c++) {
+            Path copy = dir.resolve("case.mvbt");
+            Files.copy(pristine, copy, StandardCopyOption.REPLACE_EXISTING);
+            Files.deleteIfExists(dir.resolve("case.mvbt-lock"));
+            String damage = damage(copy, random);
+            Future<String> outcome = executor.submit(() -> openAndRead(copy));
+            String result;
+            try {
+                result = outcome.get(60, TimeUnit.SECONDS);
+            } catch (TimeoutException e) {
+                throw new AssertionError("case " + c + " (" + damage + ") hangs");
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw new AssertionError("case " + c + " (" + damage + ") failed with " + e.getCause(), e.getCause());
+            }
+            if (result.equals("clean")) {
+                clean++;
+            } else {
+                detected++;
+            }
+        }
+        System.out.println("damage: " + cases + " cases, " + clean + " clean recoveries, " + detected
+                + " CorruptionExceptions, 0 other outcomes");
+        assertEquals(cases, clean + detected);
+        assertTrue(detected > cases / 10, "damage should often be detected: " + detected);
+    }
+
+    /** "clean" when the store opened and held the data of a committed revision, "corrupt" when detected. */
+    private static String openAndRead(Path copy) {
+        try (Store store = Store.open(copy)) {
+            try (Snapshot s = store.beginRead()) {
+                Map<String, TreeMap<byte[], byte[]>> model = MODELS.floorEntry(s.revision()) == null ? null
+                        : MODELS.floorEntry(s.revision()).getValue();
+                for (String name : new String[] {"a", "b"}) {
+                    Tree tree = store.tree(name);
+                    TreeMap<byte[], byte[]> m = model == null ? null : model.get(name);
+                    if (m == null) {
+                        if (s.hasTree(tree)) {
+                            throw new AssertionError("revision " + s.revision() + " has tree " + name
+                                    + " that it should not");
+                        }
+                        continue;
+                    }
+                    String diff = CrashWorkload.difference(s, tree, m);
+                    if (diff != null) {
+                        throw new AssertionError("wrong data at revision " + s.revision() + ", tree " + name + ": "
+                                + diff);
+                    }
+                    for (byte[] k : m.keySet()) {
+                        if (!Arrays.equals(s.get(tree, k), m.get(k))) {
+                            throw new AssertionError("wrong get at revision " + s.revision());
+                        }
+                    }
+                }
+            }
+            CheckReport report = store.check();
+            return report.ok() ? "clean" : "corrupt";
+        } catch (CorruptionException e) {
+            return "corrupt";
+        }
+    }
+
+    private static String damage(Path file, Random random) throws IOException {
+        long size = Files.size(file);
+        long pages = size / PAGE;
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
+            switch (random.nextInt(7)) {
+                case 0: {
+                    int flips = 1 + random.nextInt(8);
+                    for (int i = 0; i < flips; i++) {
+                        flipBit(f, (long) (random.nextDouble() * size), random);
+                    }
+                    return flips + " bit flips";
+                }
+                case 1: {
+                    long page = random.nextInt((int) pages);
+                    f.seek(page * PAGE);
+                    f.write(new byte[PAGE]);
+                    return "page " + page + " zeroed";
+                }
+                case 2: {
+                    long at = (long) (random.nextDouble() * size);
+                    byte[] junk = new byte[1 + random.nextInt(512)];
+                    random.nextBytes(junk);
+                    f.seek(at);
+                    f.write(junk);
+                    return junk.length + " garbage bytes at " + at;
+                }
+                case 3: {
+                    long length = 1 + (long) (random.nextDouble() * (size - 1));
+                    f.setLength(length);
+                    return "truncated to " + length;
+                }
+                case 4: {
+                    long from = random.nextInt((int) pages);
+                    long to = random.nextInt((int) pages);
+                    byte[] page = new byte[PAGE];
+                    f.seek(from * PAGE);
+                    f.readFully(page);
+                    f.seek(to * PAGE);
+                    f.write(page);
+                    return "page " + from + " copied over page " + to;
+                }
+                case 5: {
+                    try (RandomAccessFile o = new RandomAccessFile(other.toFile(), "r")) {
+                        long otherPages = o.length() / PAGE;
+                        long from = random.nextInt((int) otherPages);
+                        long to = random.nextInt((int) pages);
+                        byte[] page = new byte[PAGE];
+                        o.seek(from * PAGE);
+                        o.readFully(page);
+                        f.seek(to * PAGE);
+                        f.write(page);
+                        return "page " + from + " of another store spliced over page " + to;
+                    }
+                }
+                default: {
+                    int flips = 1 + random.nextInt(4);
+                    for (int i = 0; i < flips; i++) {
+                        flipBit(f, random.nextInt(4 * PAGE), random);
+                    }
+                    return flips + " bit flips in the meta slots";
+                }
+            }
+        }
+    }
+
+    private static void flipBit(RandomAccessFile f, long at, Random random) throws IOException {
+        f.seek(at);
+        int b = f.read();
+        f.seek(at);
+        f.write(b ^ (1 << random.nextInt(8)));
+    }
+}
