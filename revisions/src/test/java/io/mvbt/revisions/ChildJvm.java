@@ -1,0 +1,31 @@
+package io.mvbt.revisions;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.mvbt.pagestore.NativeAccess;
+
+/** Runs a main class of the test classpath in a child JVM and returns its output. */
+final class ChildJvm {
+    private ChildJvm() {
+    }
+
+    static String run(boolean withFlag, Class<?> main, String... args) throws IOException, InterruptedException {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> command = new ArrayList<>(List.of(java));
+        if (withFlag) {
+            command.addAll(List.of(NativeAccess.REQUIRED_FLAG.split(" ")));
+        }
+        command.addAll(List.of("-Xmx128m", "-cp", System.getProperty("java.class.path"), main.getName()));
+        command.addAll(List.of(args));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        byte[] out = p.getInputStream().readAllBytes();
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.toHandle().destroyForcibly();
+        }
+        return new String(out, StandardCharsets.UTF_8);
+    }
+}
