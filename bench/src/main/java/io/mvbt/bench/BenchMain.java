@@ -1,0 +1,31 @@
+package io.mvbt.bench;
+
+import java.util.Arrays;
+
+/**
+ * Entry point of {@code mvbt-bench.jar}: the side-by-side comparison (see {@link BenchOptions#USAGE}),
+ * or {@code jmh ...} for the JMH microbenchmarks.
+ */
+public final class BenchMain {
+    private BenchMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("jmh")) {
+            org.openjdk.jmh.Main.main(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        BenchOptions o;
+        try {
+            o = BenchOptions.parse(args);
+        } catch (IllegalArgumentException e) {
+            if (!e.getMessage().isEmpty()) {
+                System.err.println(e.getMessage());
+            }
+            System.err.print(BenchOptions.USAGE);
+            System.exit(2);
+            return;
+        }
+        System.exit(o.child ? ChildRunner.run(o) : Orchestrator.run(o));
+    }
+}

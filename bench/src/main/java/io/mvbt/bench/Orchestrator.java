@@ -1,0 +1,126 @@
+package io.mvbt.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.mvbt.bench.peers.Peer;
+
+/**
+ * The parent: runs each store in a JVM of its own, all with the same flags, one after the other,
+ * then writes the report (markdown, CSV, SVG of the mvbt/peer ratios).
+ */
+final class Orchestrator {
+    /** The flags every child JVM gets, whichever store it runs. */
+    static List<String> jvmFlags(String heap) {
+        return List.of("--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED", "-Xms" + heap, "-Xmx" + heap,
+                "-XX:+UseG1GC");
+    }
+
+    private Orchestrator() {
+    }
+
+    /** Runs everything; returns the exit status (non-zero if any store failed or misread). */
+    static int run(BenchOptions o) {
+        String machine = Machine.describe();
+        String when = ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
+        String command = "java -jar bench/target/mvbt-bench.jar " + String.join(" ", o.raw);
+        Path work = o.dir.resolve("mvbt-bench-" + ProcessHandle.current().pid());
+        StringBuilder all = new StringBuilder();
+        all.append("Machine: ").append(machine).append("  \n");
+        all.append("Command: `").append(command).append("`  \n");
+        all.append("Date: ").append(when).append("  \n");
+        all.append("Child JVM flags (every store): `").append(String.join(" ", jvmFlags(o.heap))).append("`\n\n");
+        int status = 0;
+        try {
+            Files.createDirectories(o.out);
+            for (Suite suite : o.suites) {
+                List<PeerRun> runs = new ArrayList<>();
+                for (Peer peer : o.peers) {
+                    System.err.println("== " + suite.name() + " / " + peer.id());
+                    PeerRun run = runChild(o, suite, peer, work.resolve(suite.name() + "-" + peer.id()));
+                    runs.add(run);
+                    if (run.failure != null) {
+                        status = 1;
+                        System.err.println("!! " + peer.id() + ": " + run.failure);
+                    }
+                }
+                Report report = new Report(suite, o, runs);
+                String md = report.markdown();
+                System.out.println(md);
+                all.append(md).append('\n');
+                Files.writeString(o.out.resolve(suite.name() + ".md"), md);
+                Files.writeString(o.out.resolve(suite.name() + ".csv"), report.csv());
+                Files.writeString(o.out.resolve(suite.name() + "-ratios.svg"), new RatioChart(report).svg());
+            }
+            Files.writeString(o.out.resolve("report.md"), all.toString());
+            System.err.println("report, CSV and SVG in " + o.out.toAbsolutePath());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } finally {
+            Disk.delete(work);
+        }
+        return status;
+    }
+
+    private static PeerRun runChild(BenchOptions o, Suite suite, Peer peer, Path dir) {
+        PeerRun run = new PeerRun(peer);
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(jvmFlags(o.heap));
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(BenchMain.class.getName());
+        cmd.add("--child");
+        cmd.addAll(List.of("--suite", suite.name(), "--peers", peer.id(), "--entries", Long.toString(o.entries),
+                "--reads", Long.toString(o.reads), "--threads", Integer.toString(o.threads), "--durability",
+                o.mode.label(), "--seconds", Double.toString(o.seconds), "--warmup", Long.toString(o.warmup), "--dir",
+                dir.toString()));
+        try {
+            Files.createDirectories(dir);
+            Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            p.getOutputStream().close();
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    Object parsed = Protocol.parse(line);
+                    if (parsed instanceof Protocol.Timing t) {
+                        run.timings.add(t);
+                    } else if (parsed instanceof Protocol.Footprint f) {
+                        run.footprints.add(f);
+                    } else if (parsed instanceof String[] s) {
+                        if (s[0].equals(Protocol.SETTING)) {
+                            run.settings = s[1];
+                        } else {
+                            run.notes.add(s[1]);
+                        }
+                    } else {
+                        System.err.println("  [" + peer.id() + "] " + line);
+                    }
+                }
+            }
+            int exit = p.waitFor();
+            if (exit == ChildRunner.VERIFICATION_FAILED) {
+                run.failure = "verification failed (see the child's output above)";
+            } else if (exit != 0) {
+                run.failure = "child JVM exited with status " + exit;
+            }
+        } catch (IOException e) {
+            run.failure = "could not run the child JVM: " + e.getMessage();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            run.failure = "interrupted";
+        } finally {
+            Disk.delete(dir);
+        }
+        return run;
+    }
+}

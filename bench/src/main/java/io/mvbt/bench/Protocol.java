@@ -1,0 +1,77 @@
+package io.mvbt.bench;
+
+/**
+ * The lines a child JVM prints on standard output for its parent, tab-separated:
+ * {@code RESULT phase ops nanos}, {@code FOOTPRINT after entries diskBytes heapBytes},
+ * {@code SETTING text}, {@code NOTE text}. Anything else on the child's output is progress text.
+ */
+public final class Protocol {
+    public static final String RESULT = "RESULT";
+    public static final String FOOTPRINT = "FOOTPRINT";
+    public static final String SETTING = "SETTING";
+    public static final String NOTE = "NOTE";
+
+    private Protocol() {
+    }
+
+    /** A timed phase. */
+    public record Timing(String phase, long ops, long nanos) {
+        public double opsPerSecond() {
+            return nanos == 0 ? 0 : ops * 1e9 / nanos;
+        }
+
+        public double microsPerOp() {
+            return ops == 0 ? 0 : nanos / 1e3 / ops;
+        }
+
+        String line() {
+            return RESULT + '\t' + phase + '\t' + ops + '\t' + nanos;
+        }
+    }
+
+    /** Space after a load: the store's files, and the heap it holds beyond what the JVM held before. */
+    public record Footprint(String after, long entries, long diskBytes, long heapBytes) {
+        /** Bytes on disk per live entry, or -1 for a store without files. */
+        public double bytesPerEntry() {
+            return diskBytes < 0 || entries == 0 ? -1 : (double) diskBytes / entries;
+        }
+
+        String line() {
+            return FOOTPRINT + '\t' + after + '\t' + entries + '\t' + diskBytes + '\t' + heapBytes;
+        }
+    }
+
+    static String setting(String text) {
+        return SETTING + '\t' + text.replace('\t', ' ').replace('\n', ' ');
+    }
+
+    static String note(String text) {
+        return NOTE + '\t' + text.replace('\t', ' ').replace('\n', ' ');
+    }
+
+    /** What a parent learns from one child's line; null for progress text. */
+    static Object parse(String line) {
+        String[] f = line.split("\t", -1);
+        switch (f[0]) {
+            case RESULT:
+                if (f.length == 4) {
+                    return new Timing(f[1], Long.parseLong(f[2]), Long.parseLong(f[3]));
+                }
+                break;
+            case FOOTPRINT:
+                if (f.length == 5) {
+                    return new Footprint(f[1], Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4]));
+                }
+                break;
+            case SETTING:
+            case NOTE:
+                if (f.length == 2) {
+                    return new String[] {f[0], f[1]};
+                }
+                break;
+            default:
+                break;
+        }
+        return null;
+    }
+}

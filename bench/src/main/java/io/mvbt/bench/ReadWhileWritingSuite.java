@@ -1,0 +1,104 @@
+package io.mvbt.bench;
+
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * Readers and one writer at once: the writer overwrites random keys, one per commit, while
+ * {@code --threads} readers run readrandom, each opening a fresh snapshot every
+ * {@value #READS_PER_SNAPSHOT} reads. The same readers alone first give the rate to compare with.
+ */
+final class ReadWhileWritingSuite implements Suite {
+    static final int READS_PER_SNAPSHOT = 100;
+
+    @Override
+    public String name() {
+        return "readwhilewriting";
+    }
+
+    @Override
+    public List<String> phases() {
+        return List.of("load", "readonly", "rww-read", "rww-write");
+    }
+
+    @Override
+    public void run(RunContext ctx) {
+        long n = ctx.entries;
+        KvStore db = ctx.open("readwhilewriting");
+        DeleteRangeSuite.load(ctx, db, n, "load");
+        ctx.note("readers open a fresh snapshot every " + READS_PER_SNAPSHOT + " reads; the writer commits each overwrite");
+        long nanos = (long) (ctx.seconds * 1e9);
+
+        long start = System.nanoTime();
+        long soloReads = readers(ctx, db, n, new AtomicBoolean(), start + nanos);
+        long soloNanos = System.nanoTime() - start;
+        ctx.report(new Protocol.Timing("readonly", soloReads, soloNanos));
+
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong writes = new AtomicLong();
+        Thread writer = new Thread(() -> {
+            Rng rng = new Rng(Workload.SEED + 80);
+            byte[] key = new byte[Workload.KEY_SIZE];
+            byte[] value = new byte[Workload.VALUE_SIZE];
+            int generation = 1;
+            while (!stop.get()) {
+                long i = rng.nextLong(n);
+                Workload.presentKey(i, key);
+                ctx.workload.value(i, generation, value);
+                db.put(key, value);
+                writes.lazySet(writes.get() + 1);
+            }
+        }, "bench-writer");
+        Throwable[] writerFailure = new Throwable[1];
+        writer.setUncaughtExceptionHandler((t, e) -> {
+            writerFailure[0] = e;
+            stop.set(true);
+        });
+        start = System.nanoTime();
+        writer.start();
+        long reads;
+        try {
+            reads = readers(ctx, db, n, stop, start + nanos);
+        } finally {
+            stop.set(true);
+            try {
+                writer.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        long elapsed = System.nanoTime() - start;
+        RunContext.rethrow(writerFailure[0]);
+        ctx.report(new Protocol.Timing("rww-read", reads, elapsed));
+        ctx.report(new Protocol.Timing("rww-write", writes.get(), elapsed));
+        ctx.footprint("readwhilewriting", db, n);
+        ctx.discard(db, "readwhilewriting");
+    }
+
+    /** Runs the reader threads until {@code deadline} (or {@code stop}); returns the reads done. */
+    private static long readers(RunContext ctx, KvStore db, long n, AtomicBoolean stop, long deadline) {
+        return RunContext.parallel(ctx.threads, t -> () -> {
+            Rng rng = new Rng(Workload.SEED + 90 + t);
+            byte[] k = new byte[Workload.KEY_SIZE];
+            UnsafeBuffer v = new UnsafeBuffer(new byte[0]);
+            long done = 0;
+            while (!stop.get() && System.nanoTime() < deadline) {
+                try (KvStore.Reader r = db.reader()) {
+                    for (int j = 0; j < READS_PER_SNAPSHOT; j++) {
+                        long i = rng.nextLong(n);
+                        Workload.presentKey(i, k);
+                        if (!r.get(k, v)) {
+                            throw new VerificationException("readwhilewriting: entry " + i + " is missing");
+                        }
+                        Workload.checkValue(v, i, Workload.VALUE_SIZE);
+                    }
+                }
+                done += READS_PER_SNAPSHOT;
+            }
+            return done;
+        });
+    }
+}

@@ -1,0 +1,226 @@
+package io.mvbt.bench;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+import io.mvbt.bench.peers.Peer;
+
+/**
+ * One suite's results across the stores: markdown tables (throughput, mvbt/peer ratios,
+ * footprint, settings) and a CSV. A ratio is mvbt's rate divided by the peer's: above 1, mvbt is
+ * faster.
+ */
+final class Report {
+    final Suite suite;
+    final BenchOptions options;
+    final List<PeerRun> runs;
+
+    Report(Suite suite, BenchOptions options, List<PeerRun> runs) {
+        this.suite = suite;
+        this.options = options;
+        this.runs = runs;
+    }
+
+    PeerRun mvbt() {
+        for (PeerRun r : runs) {
+            if (r.peer == Peer.MVBT) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    List<PeerRun> others() {
+        List<PeerRun> o = new ArrayList<>();
+        for (PeerRun r : runs) {
+            if (r.peer != Peer.MVBT) {
+                o.add(r);
+            }
+        }
+        return o;
+    }
+
+    /** Phases in suite order, then any others a store reported. */
+    List<String> phases() {
+        Set<String> p = new LinkedHashSet<>();
+        for (String s : suite.phases()) {
+            for (PeerRun r : runs) {
+                if (r.timing(s) != null) {
+                    p.add(s);
+                }
+            }
+        }
+        for (PeerRun r : runs) {
+            r.timings.forEach(t -> p.add(t.phase()));
+        }
+        return new ArrayList<>(p);
+    }
+
+    List<String> footprintPoints() {
+        Set<String> p = new LinkedHashSet<>();
+        for (PeerRun r : runs) {
+            r.footprints.forEach(f -> p.add(f.after()));
+        }
+        return new ArrayList<>(p);
+    }
+
+    /** mvbt's rate over the peer's for {@code phase}, or NaN. */
+    double ratio(String phase, PeerRun peer) {
+        PeerRun m = mvbt();
+        if (m == null) {
+            return Double.NaN;
+        }
+        Protocol.Timing a = m.timing(phase);
+        Protocol.Timing b = peer.timing(phase);
+        if (a == null || b == null || b.opsPerSecond() == 0) {
+            return Double.NaN;
+        }
+        return a.opsPerSecond() / b.opsPerSecond();
+    }
+
+    /** mvbt's bytes per entry over the peer's, or NaN. */
+    double footprintRatio(String after, PeerRun peer) {
+        PeerRun m = mvbt();
+        if (m == null) {
+            return Double.NaN;
+        }
+        Protocol.Footprint a = m.footprint(after);
+        Protocol.Footprint b = peer.footprint(after);
+        if (a == null || b == null || a.bytesPerEntry() < 0 || b.bytesPerEntry() <= 0) {
+            return Double.NaN;
+        }
+        return a.bytesPerEntry() / b.bytesPerEntry();
+    }
+
+    private long opsOf(String phase) {
+        for (PeerRun r : runs) {
+            Protocol.Timing t = r.timing(phase);
+            if (t != null) {
+                return t.ops();
+            }
+        }
+        return 0;
+    }
+
+    static String num(double v) {
+        if (Double.isNaN(v)) {
+            return "-";
+        }
+        return String.format(Locale.ROOT, v >= 100 ? "%,.0f" : v >= 10 ? "%.1f" : "%.2f", v);
+    }
+
+    static String ratioText(double r) {
+        return Double.isNaN(r) ? "-" : String.format(Locale.ROOT, r >= 10 ? "%.1fx" : "%.2fx", r);
+    }
+
+    String title() {
+        return String.format(Locale.ROOT, "%s: %,d entries, durability %s, %d reader thread%s", suite.name(),
+                options.entries, options.mode.label(), options.threads, options.threads == 1 ? "" : "s");
+    }
+
+    String markdown() {
+        StringBuilder b = new StringBuilder();
+        List<String> phases = phases();
+        b.append("### ").append(title()).append("\n\n");
+        b.append("Throughput: ops/s (µs/op). A phase's operation count is in parentheses after its name.\n\n");
+        b.append("| phase |");
+        runs.forEach(r -> b.append(' ').append(r.peer.id()).append(" |"));
+        b.append("\n|---|");
+        runs.forEach(r -> b.append("---:|"));
+        b.append('\n');
+        for (String p : phases) {
+            b.append("| ").append(p).append(String.format(Locale.ROOT, " (%,d)", opsOf(p))).append(" |");
+            for (PeerRun r : runs) {
+                Protocol.Timing t = r.timing(p);
+                b.append(' ').append(t == null ? "-" : num(t.opsPerSecond()) + " (" + num(t.microsPerOp()) + ")")
+                        .append(" |");
+            }
+            b.append('\n');
+        }
+        List<PeerRun> others = others();
+        if (mvbt() != null && !others.isEmpty()) {
+            b.append("\nmvbt/peer throughput ratio (mvbt ops/s ÷ peer ops/s; above 1: mvbt is faster):\n\n| phase |");
+            others.forEach(r -> b.append(" vs ").append(r.peer.id()).append(" |"));
+            b.append("\n|---|");
+            others.forEach(r -> b.append("---:|"));
+            b.append('\n');
+            for (String p : phases) {
+                b.append("| ").append(p).append(" |");
+                others.forEach(r -> b.append(' ').append(ratioText(ratio(p, r))).append(" |"));
+                b.append('\n');
+            }
+        }
+        List<String> points = footprintPoints();
+        if (!points.isEmpty()) {
+            b.append("\nFootprint: bytes on disk per live entry after the load (heap the store held, MiB):\n\n| after |");
+            runs.forEach(r -> b.append(' ').append(r.peer.id()).append(" |"));
+            b.append("\n|---|");
+            runs.forEach(r -> b.append("---:|"));
+            b.append('\n');
+            for (String p : points) {
+                b.append("| ").append(p).append(" |");
+                for (PeerRun r : runs) {
+                    Protocol.Footprint f = r.footprint(p);
+                    String cell = f == null ? "-"
+                            : (f.bytesPerEntry() < 0 ? "in memory" : num(f.bytesPerEntry())) + " ("
+                                    + num(f.heapBytes() / 1048576.0) + ")";
+                    b.append(' ').append(cell).append(" |");
+                }
+                b.append('\n');
+            }
+            if (mvbt() != null && !others.isEmpty()) {
+                b.append("\nmvbt/peer bytes per entry (below 1: mvbt's files are smaller):\n\n| after |");
+                others.forEach(r -> b.append(" vs ").append(r.peer.id()).append(" |"));
+                b.append("\n|---|");
+                others.forEach(r -> b.append("---:|"));
+                b.append('\n');
+                for (String p : points) {
+                    b.append("| ").append(p).append(" |");
+                    others.forEach(r -> b.append(' ').append(ratioText(footprintRatio(p, r))).append(" |"));
+                    b.append('\n');
+                }
+            }
+        }
+        b.append("\nSettings (durability ").append(options.mode.label()).append("):\n\n| store | settings | notes |\n|---|---|---|\n");
+        for (PeerRun r : runs) {
+            b.append("| ").append(r.peer.id()).append(" | ").append(r.settings.replace("|", "\\|")).append(" | ")
+                    .append(String.join("; ", r.notes).replace("|", "\\|"));
+            if (r.failure != null) {
+                b.append(r.notes.isEmpty() ? "" : "; ").append("**FAILED: ").append(r.failure).append("**");
+            }
+            b.append(" |\n");
+        }
+        return b.toString();
+    }
+
+    String csv() {
+        StringBuilder b = new StringBuilder(
+                "suite,entries,durability,threads,peer,kind,phase,ops,nanos,ops_per_sec,us_per_op,mvbt_ratio,live_entries,disk_bytes,bytes_per_entry,heap_bytes\n");
+        String prefix = suite.name() + "," + options.entries + "," + options.mode.label() + "," + options.threads + ",";
+        for (PeerRun r : runs) {
+            for (Protocol.Timing t : r.timings) {
+                double ratio = r.peer == Peer.MVBT ? 1.0 : ratio(t.phase(), r);
+                b.append(prefix).append(r.peer.id()).append(",phase,").append(t.phase()).append(',').append(t.ops())
+                        .append(',').append(t.nanos()).append(',').append(String.format(Locale.ROOT, "%.1f", t.opsPerSecond()))
+                        .append(',').append(String.format(Locale.ROOT, "%.4f", t.microsPerOp())).append(',')
+                        .append(Double.isNaN(ratio) ? "" : String.format(Locale.ROOT, "%.4f", ratio)).append(",,,,\n");
+            }
+            for (Protocol.Footprint f : r.footprints) {
+                double ratio = r.peer == Peer.MVBT ? 1.0 : footprintRatio(f.after(), r);
+                b.append(prefix).append(r.peer.id()).append(",footprint,\"").append(f.after()).append("\",,,,,")
+                        .append(Double.isNaN(ratio) ? "" : String.format(Locale.ROOT, "%.4f", ratio)).append(',')
+                        .append(f.entries()).append(',').append(f.diskBytes()).append(',')
+                        .append(f.bytesPerEntry() < 0 ? "" : String.format(Locale.ROOT, "%.2f", f.bytesPerEntry()))
+                        .append(',').append(f.heapBytes()).append('\n');
+            }
+            if (r.failure != null) {
+                b.append(prefix).append(r.peer.id()).append(",failed,\"").append(r.failure.replace("\"", "'"))
+                        .append("\",,,,,,,,,\n");
+            }
+        }
+        return b.toString();
+    }
+}

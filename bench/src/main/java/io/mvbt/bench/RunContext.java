@@ -1,0 +1,171 @@
+package io.mvbt.bench;
+
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntFunction;
+import java.util.function.LongSupplier;
+
+import io.mvbt.bench.peers.Peer;
+
+/**
+ * What a suite runs with inside a child JVM: the one store under test, the sizes, where files go
+ * and where measurements are reported. A warm-up context reports nothing.
+ */
+public final class RunContext {
+    final Peer peer;
+    final SyncMode mode;
+    final Path workDir;
+    final long entries;
+    final long reads;
+    final int threads;
+    final double seconds;
+    final Workload workload;
+    private final PrintStream out;
+    private long heapBaseline;
+
+    RunContext(Peer peer, SyncMode mode, Path workDir, long entries, long reads, int threads, double seconds,
+            Workload workload, PrintStream out) {
+        this.peer = peer;
+        this.mode = mode;
+        this.workDir = workDir;
+        this.entries = entries;
+        this.reads = reads;
+        this.threads = threads;
+        this.seconds = seconds;
+        this.workload = workload;
+        this.out = out;
+    }
+
+    boolean measuring() {
+        return out != null;
+    }
+
+    /** Opens a fresh store under {@code name} with the run's durability. */
+    KvStore open(String name) {
+        return open(name, mode);
+    }
+
+    KvStore open(String name, SyncMode syncMode) {
+        Path dir = workDir.resolve(name);
+        Disk.delete(dir);
+        try {
+            Files.createDirectories(dir);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        heapBaseline = heapUsed();
+        return peer.open(dir, syncMode);
+    }
+
+    /** Closes a store and removes its files. */
+    void discard(KvStore store, String name) {
+        store.close();
+        Disk.delete(workDir.resolve(name));
+    }
+
+    void progress(String text) {
+        if (out != null) {
+            System.err.println("  [" + peer.id() + "] " + text);
+        }
+    }
+
+    void note(String text) {
+        if (out != null) {
+            out.println(Protocol.note(text));
+        }
+    }
+
+    void report(Protocol.Timing t) {
+        if (out != null) {
+            out.println(t.line());
+            progress(String.format("%-20s %,12.0f ops/s %10.3f us/op", t.phase(), t.opsPerSecond(), t.microsPerOp()));
+        }
+    }
+
+    /** Runs {@code body}, which returns how many operations it did, and reports its rate. */
+    long phase(String name, LongSupplier body) {
+        long start = System.nanoTime();
+        long ops = body.getAsLong();
+        long nanos = System.nanoTime() - start;
+        report(new Protocol.Timing(name, ops, nanos));
+        return ops;
+    }
+
+    /** Runs {@code threads} copies of a task and reports their combined rate over the wall time. */
+    long parallelPhase(String name, int count, IntFunction<LongSupplier> task) {
+        return phase(name, () -> parallel(count, task));
+    }
+
+    static long parallel(int count, IntFunction<LongSupplier> task) {
+        if (count == 1) {
+            return task.apply(0).getAsLong();
+        }
+        long[] done = new long[count];
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        List<Thread> started = new ArrayList<>();
+        for (int t = 0; t < count; t++) {
+            int id = t;
+            LongSupplier body = task.apply(id);
+            Thread thread = new Thread(() -> {
+                try {
+                    done[id] = body.getAsLong();
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            }, "bench-" + id);
+            started.add(thread);
+        }
+        started.forEach(Thread::start);
+        for (Thread thread : started) {
+            try {
+                thread.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+        rethrow(failure.get());
+        long sum = 0;
+        for (long d : done) {
+            sum += d;
+        }
+        return sum;
+    }
+
+    static void rethrow(Throwable t) {
+        if (t instanceof RuntimeException r) {
+            throw r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        if (t != null) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** Syncs the store and reports its size on disk and the heap it holds, per live entry. */
+    void footprint(String after, KvStore store, long liveEntries) {
+        if (out == null) {
+            return;
+        }
+        store.sync();
+        long disk = store.bytesOnDisk();
+        long heap = Math.max(0, heapUsed() - heapBaseline);
+        out.println(new Protocol.Footprint(after, liveEntries, disk, heap).line());
+        progress(String.format("footprint after %s: %s bytes/entry on disk, %,d KiB heap", after,
+                disk < 0 ? "n/a" : String.format("%.1f", (double) disk / liveEntries), heap >> 10));
+    }
+
+    static long heapUsed() {
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+        }
+        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    }
+}

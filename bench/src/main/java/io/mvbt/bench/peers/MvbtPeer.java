@@ -1,0 +1,201 @@
+package io.mvbt.bench.peers;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import io.mvbt.bench.Disk;
+import io.mvbt.bench.KvStore;
+import io.mvbt.bench.SyncMode;
+import io.mvbt.revisions.Cursor;
+import io.mvbt.revisions.Durability;
+import io.mvbt.revisions.Snapshot;
+import io.mvbt.revisions.Store;
+import io.mvbt.revisions.StoreOptions;
+import io.mvbt.revisions.Tree;
+import io.mvbt.revisions.WriteTxn;
+
+/** mvbt itself, through the public API of {@code io.mvbt.revisions}, zero-copy where it has one. */
+public final class MvbtPeer implements KvStore {
+    static final String TREE = "bench";
+
+    private final Path dir;
+    private final Store store;
+    private final Tree tree;
+    private final UnsafeBuffer key = new UnsafeBuffer(new byte[0]);
+    private final UnsafeBuffer value = new UnsafeBuffer(new byte[0]);
+    private final UnsafeBuffer rangeKey = new UnsafeBuffer(new byte[0]);
+
+    public MvbtPeer(Path dir, SyncMode mode) {
+        this.dir = dir;
+        this.store = Store.open(dir.resolve("mvbt.db"), options(mode));
+        this.tree = store.tree(TREE);
+        try (WriteTxn tx = store.beginWrite()) {
+            tx.createTreeIfAbsent(TREE);
+            tx.commit();
+        }
+    }
+
+    static StoreOptions options(SyncMode mode) {
+        return StoreOptions.defaults().pageSize(4096)
+                .durability(mode == SyncMode.SYNC ? Durability.SYNC : Durability.NORMAL)
+                .checkpointInterval(Duration.ofSeconds(1));
+    }
+
+    public static String settings(SyncMode mode) {
+        return mode == SyncMode.SYNC ? "Durability.SYNC (fdatasync per commit), 4 KiB pages"
+                : "Durability.NORMAL (no syscall per commit, checkpoint every 1 s / 64 MiB), 4 KiB pages";
+    }
+
+    @Override
+    public void put(byte[] k, byte[] v) {
+        key.wrap(k);
+        value.wrap(v);
+        try (WriteTxn tx = store.beginWrite()) {
+            tx.put(tree, key, value);
+            tx.commit();
+        }
+    }
+
+    @Override
+    public Batch batch() {
+        WriteTxn tx = store.beginWrite();
+        return new Batch() {
+            @Override
+            public void put(byte[] k, byte[] v) {
+                key.wrap(k);
+                value.wrap(v);
+                tx.put(tree, key, value);
+            }
+
+            @Override
+            public void commit() {
+                try (tx) {
+                    tx.commit();
+                }
+            }
+        };
+    }
+
+    @Override
+    public Reader reader() {
+        Snapshot snapshot = store.beginRead();
+        UnsafeBuffer readKey = new UnsafeBuffer(new byte[0]);
+        return new Reader() {
+            @Override
+            public boolean get(byte[] k, UnsafeBuffer out) {
+                readKey.wrap(k);
+                return snapshot.get(tree, readKey, out);
+            }
+
+            @Override
+            public Scan scan() {
+                return new MvbtScan(snapshot.cursor(tree));
+            }
+
+            @Override
+            public void close() {
+                snapshot.close();
+            }
+        };
+    }
+
+    private static final class MvbtScan implements Scan {
+        private final Cursor cursor;
+
+        MvbtScan(Cursor cursor) {
+            this.cursor = cursor;
+        }
+
+        @Override
+        public boolean first() {
+            return cursor.first();
+        }
+
+        @Override
+        public boolean last() {
+            return cursor.last();
+        }
+
+        @Override
+        public boolean seek(byte[] k) {
+            return cursor.seek(k);
+        }
+
+        @Override
+        public boolean next() {
+            return cursor.next();
+        }
+
+        @Override
+        public boolean prev() {
+            return cursor.prev();
+        }
+
+        @Override
+        public DirectBuffer key() {
+            return cursor.key();
+        }
+
+        @Override
+        public DirectBuffer value() {
+            return cursor.value();
+        }
+
+        @Override
+        public void close() {
+            cursor.close();
+        }
+    }
+
+    /** mvbt has no range delete yet: a cursor loop of deletes inside one commit. */
+    @Override
+    public long deleteRange(byte[] from, byte[] to) {
+        UnsafeBuffer end = new UnsafeBuffer(to);
+        byte[] scratch = new byte[64];
+        long deleted = 0;
+        try (WriteTxn tx = store.beginWrite(); Cursor c = tx.cursor(tree)) {
+            boolean on = c.seek(from);
+            while (on) {
+                DirectBuffer k = c.key();
+                if (Bytes.compare(k, end) >= 0) {
+                    break;
+                }
+                int length = k.capacity();
+                if (scratch.length < length) {
+                    scratch = new byte[length];
+                }
+                // The key view points into a page the delete may copy and free: delete a copy.
+                k.getBytes(0, scratch, 0, length);
+                rangeKey.wrap(scratch, 0, length);
+                tx.delete(tree, rangeKey);
+                deleted++;
+                on = c.next();
+            }
+            tx.commit();
+        }
+        return deleted;
+    }
+
+    @Override
+    public String deleteRangeMethod() {
+        return "cursor loop of deletes in one commit (mvbt has no deleteRange yet)";
+    }
+
+    @Override
+    public void sync() {
+        store.sync();
+    }
+
+    @Override
+    public long bytesOnDisk() {
+        return Disk.size(dir);
+    }
+
+    @Override
+    public void close() {
+        store.close();
+    }
+}

@@ -1,0 +1,64 @@
+package io.mvbt.bench.peers;
+
+import java.nio.file.Path;
+import java.util.Locale;
+
+import io.mvbt.bench.KvStore;
+import io.mvbt.bench.SyncMode;
+
+/** The stores the harness compares, by the names {@code --peers} takes. */
+public enum Peer {
+    MVBT("mvbt"),
+    LMDB("lmdb"),
+    ROCKSDB("rocksdb"),
+    SQLITE("sqlite"),
+    MVSTORE("mvstore"),
+    XODUS("xodus"),
+    SKIPLIST("skiplist");
+
+    private final String id;
+
+    Peer(String id) {
+        this.id = id;
+    }
+
+    public String id() {
+        return id;
+    }
+
+    public static Peer parse(String s) {
+        String want = s.trim().toLowerCase(Locale.ROOT);
+        for (Peer p : values()) {
+            if (p.id.equals(want)) {
+                return p;
+            }
+        }
+        throw new IllegalArgumentException("unknown peer '" + s + "'; known: mvbt, lmdb, rocksdb, sqlite, mvstore, xodus, skiplist");
+    }
+
+    /** Opens (creating) the store in {@code dir}, an empty directory. */
+    public KvStore open(Path dir, SyncMode mode) {
+        return switch (this) {
+            case MVBT -> new MvbtPeer(dir, mode);
+            case LMDB -> new LmdbPeer(dir, mode);
+            case ROCKSDB -> new RocksPeer(dir, mode);
+            case SQLITE -> new SqlitePeer(dir, mode);
+            case MVSTORE -> new MvStorePeer(dir, mode);
+            case XODUS -> new XodusPeer(dir, mode);
+            case SKIPLIST -> new SkipListPeer();
+        };
+    }
+
+    /** The store's settings for {@code mode}, printed beside its results. */
+    public String settings(SyncMode mode) {
+        return switch (this) {
+            case MVBT -> MvbtPeer.settings(mode);
+            case LMDB -> LmdbPeer.settings(mode);
+            case ROCKSDB -> RocksPeer.settings(mode);
+            case SQLITE -> SqlitePeer.settings(mode);
+            case MVSTORE -> MvStorePeer.settings(mode);
+            case XODUS -> XodusPeer.settings(mode);
+            case SKIPLIST -> SkipListPeer.settings();
+        };
+    }
+}

@@ -1,0 +1,43 @@
+package io.mvbt.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.mvbt.bench.peers.Peer;
+
+/**
+ * The whole harness on a few thousand entries: every suite, every store, each in its own child
+ * JVM, with every read verified. Keeps the comparison from rotting; measures nothing.
+ */
+class SmokeTest {
+    @Test
+    void everySuiteRunsOnEveryStoreAndVerifiesItsReads(@TempDir Path tmp) throws Exception {
+        Path out = tmp.resolve("out");
+        BenchOptions o = BenchOptions.parse(new String[] {"--suite", "all", "--entries", "3000", "--seconds", "0.3",
+            "--warmup", "1000", "--heap", "512m", "--dir", tmp.resolve("stores").toString(), "--out", out.toString()});
+
+        assertEquals(0, Orchestrator.run(o), "a store failed or misread; see the output above");
+
+        for (Suite suite : Suite.ALL) {
+            List<String> csv = Files.readAllLines(out.resolve(suite.name() + ".csv"));
+            for (Peer peer : Peer.values()) {
+                for (String phase : suite.phases()) {
+                    String row = suite.name() + ",3000,nosync,1," + peer.id() + ",phase," + phase + ",";
+                    assertTrue(csv.stream().anyMatch(l -> l.startsWith(row)), "no result for " + row);
+                }
+            }
+            String svg = Files.readString(out.resolve(suite.name() + "-ratios.svg"));
+            assertTrue(svg.startsWith("<svg") && svg.trim().endsWith("</svg>"));
+        }
+        String report = Files.readString(out.resolve("report.md"));
+        assertTrue(report.contains("Machine: nproc"));
+        assertTrue(report.contains("mvbt/peer throughput ratio"));
+    }
+}
