@@ -1,0 +1,159 @@
+package io.mvbt.cursor;
+
+import java.util.Iterator;
+import java.util.NoSuchElementException;
+import java.util.Spliterator;
+import java.util.Spliterators;
+import java.util.stream.Stream;
+import java.util.stream.StreamSupport;
+
+import io.mvbt.revisions.ReadView;
+import io.mvbt.revisions.Tree;
+
+/**
+ * A bounded range of one tree in one {@link ReadView} (a snapshot or a write transaction), in
+ * either direction. Immutable: each bound returns a new range. Iterating copies each entry into a
+ * {@link KeyValue}; {@link #cursor()} walks without copying.
+ *
+ * <pre>{@code
+ * for (KeyValue kv : Range.over(snapshot, tree).from(a).toExclusive(b)) { ... }
+ * long n = Range.over(snapshot, tree).from(a).reverse().stream().limit(10).count();
+ * }</pre>
+ *
+ * Bounds compare as unsigned bytes. A bound of null is open.
+ */
+public final class Range implements Iterable<KeyValue> {
+    private final ReadView view;
+    private final Tree tree;
+    private final byte[] lower;
+    private final boolean lowerInclusive;
+    private final byte[] upper;
+    private final boolean upperInclusive;
+    private final boolean reversed;
+
+    private Range(ReadView view, Tree tree, byte[] lower, boolean lowerInclusive, byte[] upper,
+            boolean upperInclusive, boolean reversed) {
+        this.view = view;
+        this.tree = tree;
+        this.lower = lower;
+        this.lowerInclusive = lowerInclusive;
+        this.upper = upper;
+        this.upperInclusive = upperInclusive;
+        this.reversed = reversed;
+    }
+
+    /** Every entry of {@code tree}, ascending. */
+    public static Range over(ReadView view, Tree tree) {
+        return new Range(view, tree, null, true, null, true, false);
+    }
+
+    /** Keys {@code >= key}. */
+    public Range from(byte[] key) {
+        return new Range(view, tree, key.clone(), true, upper, upperInclusive, reversed);
+    }
+
+    /** Keys {@code > key}. */
+    public Range fromExclusive(byte[] key) {
+        return new Range(view, tree, key.clone(), false, upper, upperInclusive, reversed);
+    }
+
+    /** Keys {@code <= key}. */
+    public Range to(byte[] key) {
+        return new Range(view, tree, lower, lowerInclusive, key.clone(), true, reversed);
+    }
+
+    /** Keys {@code < key}. */
+    public Range toExclusive(byte[] key) {
+        return new Range(view, tree, lower, lowerInclusive, key.clone(), false, reversed);
+    }
+
+    /** The same keys, descending. */
+    public Range reverse() {
+        return new Range(view, tree, lower, lowerInclusive, upper, upperInclusive, !reversed);
+    }
+
+    byte[] lower() {
+        return lower;
+    }
+
+    boolean lowerInclusive() {
+        return lowerInclusive;
+    }
+
+    byte[] upper() {
+        return upper;
+    }
+
+    boolean upperInclusive() {
+        return upperInclusive;
+    }
+
+    boolean reversed() {
+        return reversed;
+    }
+
+    /** A cursor over the range, without copying; close it when done. */
+    public RangeCursor cursor() {
+        return new RangeCursor(this, view.cursor(tree));
+    }
+
+    /** Copies entries one by one; the cursor underneath is closed when the range is exhausted. */
+    @Override
+    public Iterator<KeyValue> iterator() {
+        RangeCursor cursor = cursor();
+        return new Iterator<>() {
+            private boolean ready;
+            private boolean more;
+
+            @Override
+            public boolean hasNext() {
+                if (!ready) {
+                    more = cursor.next();
+                    ready = true;
+                    if (!more) {
+                        cursor.close();
+                    }
+                }
+                return more;
+            }
+
+            @Override
+            public KeyValue next() {
+                if (!hasNext()) {
+                    throw new NoSuchElementException();
+                }
+                ready = false;
+                return new KeyValue(cursor.keyBytes(), cursor.valueBytes());
+            }
+        };
+    }
+
+    /** The entries as a sequential stream; closing the stream closes the cursor. */
+    public Stream<KeyValue> stream() {
+        RangeCursor cursor = cursor();
+        Iterator<KeyValue> it = new Iterator<>() {
+            private boolean ready;
+            private boolean more;
+
+            @Override
+            public boolean hasNext() {
+                if (!ready) {
+                    more = cursor.next();
+                    ready = true;
+                }
+                return more;
+            }
+
+            @Override
+            public KeyValue next() {
+                if (!hasNext()) {
+                    throw new NoSuchElementException();
+                }
+                ready = false;
+                return new KeyValue(cursor.keyBytes(), cursor.valueBytes());
+            }
+        };
+        return StreamSupport.stream(Spliterators.spliteratorUnknownSize(it, Spliterator.ORDERED
+                | Spliterator.NONNULL), false).onClose(cursor::close);
+    }
+}
