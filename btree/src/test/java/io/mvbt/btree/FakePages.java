@@ -62,19 +62,18 @@ final class FakePages implements PageWriter {
     @Override
     public long allocate(int pages) {
         allocations++;
-        int window = store.pagesPerWindow();
         long start = used.nextClearBit(PageStore.META_SLOTS);
         while (true) {
+            if (start + pages > store.pageCount()) {
+                store.extend(start + pages + 64);
+            }
             long end = used.nextSetBit((int) start);
             boolean fits = end < 0 || end - start >= pages;
-            boolean sameWindow = start / window == (start + pages - 1) / window;
-            if (fits && sameWindow) {
+            boolean oneRange = start + pages <= store.runEnd(start);
+            if (fits && oneRange) {
                 break;
             }
-            start = sameWindow ? used.nextClearBit((int) end) : (start / window + 1) * window;
-        }
-        if (start + pages > store.pageCount()) {
-            store.extend(start + pages + 64);
+            start = oneRange ? used.nextClearBit((int) end) : store.runEnd(start);
         }
         used.set((int) start, (int) start + pages);
         return start;
@@ -82,7 +81,7 @@ final class FakePages implements PageWriter {
 
     @Override
     public int maxRunPages() {
-        return Math.min(store.pagesPerWindow(), 64);
+        return 64;
     }
 
     @Override

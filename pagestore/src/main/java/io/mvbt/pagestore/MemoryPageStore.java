@@ -1,41 +1,44 @@
 package io.mvbt.pagestore;
 
-
 import org.agrona.BufferUtil;
 
 /**
- * Pages in off-heap memory that grows in windows of 16 MiB. Nothing is durable. The memory is
- * direct buffers, so its total is bounded by {@code -XX:MaxDirectMemorySize} (by default the heap size).
+ * Pages in off-heap memory that grows in regions as the store asks (at least 1 MiB). Nothing is durable. The
+ * memory is direct buffers, so its total is bounded by {@code -XX:MaxDirectMemorySize} (by default
+ * the heap size).
  */
-public final class MemoryPageStore extends WindowedPageStore {
-    private static final int WINDOW_BYTES = 16 << 20;
+public final class MemoryPageStore extends RegionPageStore {
+    private static final long MAX_RUN_BYTES = 64L << 20;
 
     public MemoryPageStore(int pageSize) {
-        super(pageSize, Math.max(WINDOW_BYTES, pageSize));
+        super(pageSize);
     }
 
     @Override
     public synchronized void extend(long newPageCount) {
         checkOpen();
-        if (newPageCount <= pageCount()) {
-            return;
+        long covered = coveredPages();
+        if (newPageCount > covered) {
+            long bytes = roundUpToChunk(newPageCount - covered) * pageSize();
+            addRegion(BufferUtil.allocateDirectAligned((int) bytes, MIN_PAGE_SIZE), covered);
         }
-        long bytes = newPageCount * pageSize();
-        int windowsNeeded = (int) ((bytes + windowBytes() - 1) / windowBytes());
-        for (int i = windowCount(); i < windowsNeeded; i++) {
-            setWindow(i, BufferUtil.allocateDirectAligned((int) windowBytes(), MIN_PAGE_SIZE));
+        if (newPageCount > pageCount()) {
+            setPageCount(newPageCount);
         }
-        setPageCount(newPageCount);
     }
 
     @Override
     public synchronized void truncate(long newPageCount) {
         checkOpen();
         if (newPageCount < pageCount()) {
+            // The memory stays allocated for a later growth; pages past the end are simply unused.
             setPageCount(newPageCount);
-            int windowsNeeded = (int) ((newPageCount * pageSize() + windowBytes() - 1) / windowBytes());
-            dropWindowsFrom(windowsNeeded);
         }
+    }
+
+    @Override
+    public int maxRunPages() {
+        return (int) (MAX_RUN_BYTES / pageSize());
     }
 
     @Override

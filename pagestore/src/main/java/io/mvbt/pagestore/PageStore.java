@@ -30,20 +30,35 @@ public interface PageStore extends AutoCloseable {
     /** Grows the store to {@code newPageCount} pages; new pages read as zero. */
     void extend(long newPageCount);
 
-    /** Shrinks the store; the caller guarantees that nobody reads the pages past the new end. */
-    void truncate(long newPageCount);
+    /**
+     * Grows the store by a run of {@code pages} contiguous pages in one memory range and returns
+     * its first page; pages between the old end and the run are new too.
+     */
+    long appendRun(int pages);
 
     /**
-     * Pages per window: a run of pages that starts at a multiple of this and stays below the next
-     * multiple is one contiguous memory range.
+     * Shrinks the store to {@code newPageCount} pages, which must be a multiple of the growth unit
+     * ({@link #roundUpToGrowthUnit}); the caller guarantees that nobody reads the pages past the new end.
      */
-    int pagesPerWindow();
+    void truncate(long newPageCount);
+
+    /** {@code pages} rounded up to the unit in which the store grows and shrinks. */
+    long roundUpToGrowthUnit(long pages);
+
+    /**
+     * The first page after the contiguous memory range that holds {@code pageNo}: a run of pages
+     * from {@code pageNo} is one memory range if it ends at or before this.
+     */
+    long runEnd(long pageNo);
+
+    /** Longest run of pages the store can give as one memory range (64 MiB). */
+    int maxRunPages();
 
     /** Memory address of page {@code pageNo}, which must be below {@link #pageCount()}. */
     long address(long pageNo);
 
     /**
-     * A fresh {@link java.nio.ByteBuffer} view of a run of pages within one window (for checksums
+     * A fresh {@link java.nio.ByteBuffer} view of a run of pages within one range (for checksums
      * through the JDK's intrinsics); its position is 0 and its limit the run's length.
      */
     java.nio.ByteBuffer buffer(long pageNo, int pages);

@@ -15,6 +15,9 @@ import io.mvbt.pagestore.PageStore;
 final class Checksums {
     private final PageStore store;
     private volatile byte[] seed = new byte[8];
+    /** Views of the meta slots, kept: a mapping replaced by growth still maps the same file bytes. */
+    private final ByteBuffer[] metaViews = new ByteBuffer[PageStore.META_SLOTS];
+    private final CRC32C metaCrc = new CRC32C();
 
     Checksums(PageStore store) {
         this.store = store;
@@ -35,12 +38,19 @@ final class Checksums {
         return (int) crc.getValue();
     }
 
-    /** CRC32C of bytes [4, length) of a page (meta pages, which carry the identity themselves). */
-    int ofPrefix(long pageNo, int length) {
-        ByteBuffer memory = store.buffer(pageNo, 1);
-        memory.limit(length).position(4);
-        CRC32C crc = new CRC32C();
-        crc.update(memory);
-        return (int) crc.getValue();
+    /**
+     * CRC32C of bytes [4, length) of a meta slot (which carries the identity itself). Called under
+     * the store's meta lock or while opening, one thread at a time.
+     */
+    synchronized int ofMeta(int slot, int length) {
+        ByteBuffer view = metaViews[slot];
+        if (view == null) {
+            view = store.buffer(slot, 1);
+            metaViews[slot] = view;
+        }
+        view.limit(length).position(4);
+        metaCrc.reset();
+        metaCrc.update(view);
+        return (int) metaCrc.getValue();
     }
 }

@@ -31,7 +31,17 @@ final class FreeSpace {
     /** Runs the running transaction freed that an earlier revision wrote: page, count, written. */
     private final LongArrayList freed = new LongArrayList();
     private long transaction = -1;
+    /** Lowest page that may be reusable: every reusable page is at or above it. */
     private long hint = PageStore.META_SLOTS;
+    /**
+     * Recently freed single pages, reused first (last in, first out). They were written moments
+     * ago, so they are in the CPU cache and, for a mapped file, still mapped writable: a store to
+     * a page cleaned by writeback costs a write fault, to a recently written one nothing.
+     */
+    private final long[] hot = new long[256];
+    private int hotTop;
+    private int hotSize;
+    private final PendingPages.Sink releaseSink = this::release;
     private long pagesWritten;
 
     FreeSpace(PageStore store) {
@@ -50,8 +60,12 @@ final class FreeSpace {
     }
 
     long allocate(int pages) {
-        long window = store.pagesPerWindow();
-        long page = pages == 1 ? reusable.nextSetBit(hint) : reusable.findRun(pages, hint, store.pageCount(), window);
+        long page = pages == 1 ? popHot() : -1;
+        boolean lowest = page < 0;
+        if (lowest) {
+            page = pages == 1 ? reusable.nextSetBit(hint)
+                    : reusable.findRun(pages, hint, store.pageCount(), store::runEnd);
+        }
         if (page < 0 || page + pages > store.pageCount()) {
             page = grow(pages);
         }
@@ -59,35 +73,70 @@ final class FreeSpace {
             reusable.clear(p);
             setInUse(p, true);
         }
-        if (pages == 1) {
+        if (pages == 1 && lowest) {
+            // Nothing below a page found from the hint was reusable.
             hint = page + 1;
         }
         allocated.addLong(page);
         allocated.addLong(pages);
-        pagesWritten += pages;
+        if (lowest) {
+            // A page from the cold pool: newly dirty since the last checkpoint, what checkpoints pace by.
+            pagesWritten += pages;
+        }
         return page;
     }
 
-    /** Extends the store so that a run of {@code pages} fits at its end, within one window. */
+    private long popHot() {
+        while (hotSize > 0) {
+            hotTop = (hotTop - 1) & (hot.length - 1);
+            hotSize--;
+            long page = hot[hotTop];
+            if (reusable.get(page)) {
+                return page;
+            }
+        }
+        return -1;
+    }
+
+    private void pushHot(long page) {
+        hot[hotTop] = page;
+        hotTop = (hotTop + 1) & (hot.length - 1);
+        hotSize = Math.min(hotSize + 1, hot.length);
+    }
+
+    /**
+     * Extends the store so that a run of {@code pages} fits at its end within one memory range, by
+     * an eighth of its size (at least 1 MiB, at most 64 MiB) so that growth is rare.
+     */
     private long grow(int pages) {
         long count = store.pageCount();
-        long window = store.pagesPerWindow();
         // The free tail of the store may start the run.
         long start = count;
         while (start > PageStore.META_SLOTS && reusable.get(start - 1)) {
             start--;
         }
-        if (start / window != (start + pages - 1) / window) {
-            start = (start + pages - 1) / window * window;
-        }
         long bytes = count * (long) store.pageSize();
         long step = Math.min(Math.max(bytes / 8, 1L << 20), 64L << 20) / store.pageSize();
-        long newCount = Math.max(start + pages, count + step);
-        store.extend(newCount);
-        for (long p = count; p < newCount; p++) {
+        extendTo(Math.max(start + pages, count + step));
+        if (start + pages <= store.runEnd(start)) {
+            return start;
+        }
+        // The run would cross from one memory range into the next: give it a range of its own.
+        long before = store.pageCount();
+        long run = store.appendRun(pages);
+        for (long p = before; p < store.pageCount(); p++) {
             reusable.set(p);
         }
-        return start;
+        return run;
+    }
+
+    /** Extends the store; every page it gains is reusable. */
+    private void extendTo(long newCount) {
+        long count = store.pageCount();
+        store.extend(newCount);
+        for (long p = count; p < store.pageCount(); p++) {
+            reusable.set(p);
+        }
     }
 
     /** Frees a run; pages of the running transaction are reusable at once. */
@@ -96,10 +145,7 @@ final class FreeSpace {
             setInUse(p, false);
         }
         if (written == transaction) {
-            for (long p = page; p < page + pages; p++) {
-                reusable.set(p);
-            }
-            hint = Math.min(hint, page);
+            release(page, pages);
         } else {
             freed.addLong(page);
             freed.addLong(pages);
@@ -121,9 +167,8 @@ final class FreeSpace {
             long pages = allocated.getLong(i + 1);
             for (long p = page; p < page + pages; p++) {
                 setInUse(p, false);
-                reusable.set(p);
             }
-            hint = Math.min(hint, page);
+            release(page, (int) pages);
         }
         end();
     }
@@ -151,7 +196,9 @@ final class FreeSpace {
 
     /** Lets go of pending pages that no held revision can reach any more. */
     void releasePending(long[] held, int n) {
-        pending.release(held, n, this::release);
+        if (!pending.isEmpty()) {
+            pending.release(held, n, releaseSink);
+        }
     }
 
     private void release(long page, int pages) {
@@ -159,6 +206,9 @@ final class FreeSpace {
             reusable.set(p);
         }
         hint = Math.min(hint, page);
+        if (pages == 1) {
+            pushHot(page);
+        }
     }
 
     private void end() {
@@ -167,7 +217,7 @@ final class FreeSpace {
         freed.clear();
     }
 
-    /** Pages allocated since the last call (for checkpoint pacing). */
+    /** Pages newly dirtied (not reused hot) since the last call, for checkpoint pacing. */
     long takePagesWritten() {
         long n = pagesWritten;
         pagesWritten = 0;
@@ -196,12 +246,7 @@ final class FreeSpace {
      */
     void reserve(long pages) {
         if (reusable.cardinality() < pages) {
-            long count = store.pageCount();
-            long newCount = count + pages - reusable.cardinality();
-            store.extend(newCount);
-            for (long p = count; p < newCount; p++) {
-                reusable.set(p);
-            }
+            extendTo(store.pageCount() + pages - reusable.cardinality());
         }
     }
 
@@ -237,5 +282,6 @@ final class FreeSpace {
             reusable.clear(p);
         }
         hint = Math.min(hint, newCount);
+        hotSize = 0;
     }
 }

@@ -95,9 +95,12 @@ final class MetaPage {
     private MetaPage() {
     }
 
-    /** Flips that fit a meta page. */
+    /**
+     * Flips kept in a meta page before the free map is rewritten: few, since every commit writes and
+     * checksums them all; the space of the page would allow {@code (pageSize - FLIPS) / 8}.
+     */
     static int flipCapacity(int pageSize) {
-        return (pageSize - FLIPS) / 8;
+        return Math.min(64, (pageSize - FLIPS) / 8);
     }
 
     /** Writes a meta page at {@code slot}, checksum last. */
@@ -147,7 +150,7 @@ final class MetaPage {
         long page = store.address(slot);
         // Everything the meta points at must be in memory before the meta can be seen valid.
         UnsafeApi.storeFence();
-        UnsafeApi.putInt(page + CHECKSUM, checksums.ofPrefix(slot, length));
+        UnsafeApi.putInt(page + CHECKSUM, checksums.ofMeta(slot, length));
         store.written(slot, 1);
     }
 
@@ -163,7 +166,7 @@ final class MetaPage {
         if (length < FLIPS || length > pageSize || (length - FLIPS) % 8 != 0) {
             return null;
         }
-        if (UnsafeApi.getInt(page + CHECKSUM) != checksums.ofPrefix(slot, length)) {
+        if (UnsafeApi.getInt(page + CHECKSUM) != checksums.ofMeta(slot, length)) {
             return null;
         }
         Record m = new Record();

@@ -40,7 +40,7 @@ final class PageAccess implements PageReader {
     /** A reader that validates every page it reads, whatever the cache says (for the checker). */
     PageAccess uncached() {
         return new PageAccess(store, checksums, limits,
-                verified == null ? null : new VerifiedPages(store.pagesPerWindow()), maxRunPages, trustUnsealed);
+                verified == null ? null : new VerifiedPages(), maxRunPages, trustUnsealed);
     }
 
     @Override
@@ -84,8 +84,7 @@ final class PageAccess implements PageReader {
         if (type == PageHeader.TYPE_OVERFLOW) {
             PageValidator.checkOverflow(address, pageNo, limits.pageSize, maxRunPages);
             pages = PageValidator.overflowPages(address);
-            long window = store.pagesPerWindow();
-            if (pageNo + pages > store.pageCount() || pageNo / window != (pageNo + pages - 1) / window) {
+            if (pageNo + pages > store.pageCount() || pageNo + pages > store.runEnd(pageNo)) {
                 throw new CorruptionException(pageNo, "overflow run of " + pages + " pages runs past the store");
             }
         }

@@ -103,14 +103,14 @@ final class PageSet {
 
     /**
      * First run of {@code n} set bits that starts at or after {@code from}, ends before {@code limit},
-     * and does not cross a multiple of {@code window}; -1 if none.
+     * and ends at or before {@code runEnd} of its start (the end of its memory range); -1 if none.
      */
-    long findRun(int n, long from, long limit, long window) {
+    long findRun(int n, long from, long limit, java.util.function.LongUnaryOperator runEnd) {
         long start = nextSetBit(from);
         while (start >= 0 && start + n <= limit) {
-            long windowEnd = (start / window + 1) * window;
-            if (start + n > windowEnd) {
-                start = nextSetBit(windowEnd);
+            long rangeEnd = runEnd.applyAsLong(start);
+            if (start + n > rangeEnd) {
+                start = nextSetBit(rangeEnd);
                 continue;
             }
             long end = nextClearBit(start);

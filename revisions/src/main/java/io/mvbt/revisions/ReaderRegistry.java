@@ -25,6 +25,8 @@ final class ReaderRegistry {
     private static final int SLOTS_PER_SEGMENT = 64;
 
     private volatile AtomicBuffer[] segments = new AtomicBuffer[0];
+    /** One past the highest slot ever claimed: the writer scans no further. */
+    private volatile int highWater;
     /** In-process snapshots' revisions by slot, for the integrity checker. */
     private volatile Revision[][] revisions = new Revision[0][];
 
@@ -37,14 +39,14 @@ final class ReaderRegistry {
         while (true) {
             AtomicBuffer[] segs = segments;
             int total = segs.length * SLOTS_PER_SEGMENT;
-            int start = (int) (Thread.currentThread().getId() % total);
-            for (int k = 0; k < total; k++) {
-                int slot = (start + k) % total;
+            // Lowest free slot first, so that the writer's scan stays short.
+            for (int slot = 0; slot < total; slot++) {
                 AtomicBuffer seg = segs[slot / SLOTS_PER_SEGMENT];
                 int off = (slot % SLOTS_PER_SEGMENT) * SLOT_BYTES;
                 if (seg.getLongVolatile(off + OWNER) == 0 && seg.compareAndSetLong(off + OWNER, 0, owner)) {
                     seg.putLong(off + OPENED, System.currentTimeMillis());
                     seg.putLong(off + THREAD, Thread.currentThread().getId());
+                    raiseHighWater(slot + 1);
                     return slot;
                 }
             }
@@ -70,19 +72,32 @@ final class ReaderRegistry {
         seg.putLongOrdered(off + OWNER, 0);
     }
 
-    /** Writes the held revisions, ascending and distinct, into {@code out}; returns how many. */
-    int collect(long[] out) {
-        AtomicBuffer[] segs = segments;
-        int n = 0;
-        for (AtomicBuffer seg : segs) {
-            for (int i = 0; i < SLOTS_PER_SEGMENT; i++) {
-                long revision = seg.getLongVolatile(i * SLOT_BYTES + REVISION);
-                if (revision >= 0) {
-                    out[n++] = revision;
+    private void raiseHighWater(int value) {
+        int current;
+        while ((current = highWater) < value) {
+            synchronized (this) {
+                if (highWater < value) {
+                    highWater = value;
                 }
             }
         }
-        Arrays.sort(out, 0, n);
+    }
+
+    /** Writes the held revisions, ascending and distinct, into {@code out}; returns how many. */
+    int collect(long[] out) {
+        AtomicBuffer[] segs = segments;
+        int limit = highWater;
+        int n = 0;
+        for (int slot = 0; slot < limit; slot++) {
+            long revision = segs[slot / SLOTS_PER_SEGMENT].getLongVolatile((slot % SLOTS_PER_SEGMENT) * SLOT_BYTES
+                    + REVISION);
+            if (revision >= 0) {
+                out[n++] = revision;
+            }
+        }
+        if (n > 1) {
+            Arrays.sort(out, 0, n);
+        }
         int distinct = 0;
         for (int i = 0; i < n; i++) {
             if (distinct == 0 || out[distinct - 1] != out[i]) {

@@ -65,6 +65,7 @@ public final class Store implements AutoCloseable {
     private final FreeMap freeMap;
     private final TxnPages txnPages;
     private final TreeEditor editor;
+    private final WriteTxn.Scratch txnScratch = new WriteTxn.Scratch();
     private final ReaderRegistry registry = new ReaderRegistry();
     private final MetaSlots slots = new MetaSlots();
     /** Guards the meta slots and the publication of revisions. */
@@ -85,7 +86,7 @@ public final class Store implements AutoCloseable {
         this.pages = pages;
         this.options = options;
         this.limits = new TreeLimits(pages.pageSize());
-        this.verified = pages.durable() ? new VerifiedPages(pages.pagesPerWindow()) : null;
+        this.verified = pages.durable() ? new VerifiedPages() : null;
         this.checksums = new Checksums(pages);
         this.access = new PageAccess(pages, checksums, limits, verified, TxnPages.maxRunPages(pages), false);
         this.sealer = access.withTrustUnsealed();
@@ -285,7 +286,7 @@ public final class Store implements AutoCloseable {
             checkWritable();
             int n = collectHolders();
             space.releasePending(held, n);
-            return new WriteTxn(this, latest, txnPages, editor);
+            return new WriteTxn(this, latest, txnPages, editor, txnScratch);
         } catch (RuntimeException | Error e) {
             writer.release();
             throw e;
@@ -467,7 +468,7 @@ public final class Store implements AutoCloseable {
 
     private void shrinkHoldingWriter(boolean always) {
         long count = pages.pageCount();
-        long tail = space.reusableTailStart();
+        long tail = pages.roundUpToGrowthUnit(space.reusableTailStart());
         long freeTail = count - tail;
         if (freeTail <= 0 || failure != null
                 || !always && (freeTail < count / 8 || freeTail * pages.pageSize() < (1L << 20))) {

@@ -6,9 +6,6 @@ import io.mvbt.pagestore.PageStore;
 
 /** The page context of the write transaction: reads through {@link PageAccess}, allocates from {@link FreeSpace}. */
 final class TxnPages implements PageWriter {
-    /** Overflow runs stay below 64 MiB so a large value never needs a huge free run. */
-    private static final long MAX_RUN_BYTES = 64L << 20;
-
     private final PageStore store;
     private final PageAccess access;
     private final FreeSpace space;
@@ -24,8 +21,9 @@ final class TxnPages implements PageWriter {
         this.maxRunPages = maxRunPages(store);
     }
 
+    /** Overflow runs stay at most 64 MiB (the store's limit), so a large value never needs a huge free run. */
     static int maxRunPages(PageStore store) {
-        return (int) Math.min(store.pagesPerWindow(), MAX_RUN_BYTES / store.pageSize());
+        return store.maxRunPages();
     }
 
     void begin(long revision) {

@@ -10,7 +10,7 @@ import org.agrona.UnsafeApi;
  * For each page, the revision at which this process last validated it (or wrote it). A pointer
  * names a page and the revision that wrote it; if the cache says the same revision, the page was
  * checked already and is trusted. A reused page carries a new revision, so nothing needs to be
- * invalidated. Eight bytes per page, off the heap, in one segment per storage window.
+ * invalidated. Eight bytes per page, off the heap, in segments of 64 KiB allocated as the store grows.
  */
 final class VerifiedPages {
     private final int windowShift;
@@ -18,9 +18,12 @@ final class VerifiedPages {
     private volatile long[] segments = new long[0];
     private final java.util.List<ByteBuffer> memory = new java.util.ArrayList<>();
 
-    VerifiedPages(int pagesPerWindow) {
-        this.windowShift = Integer.numberOfTrailingZeros(pagesPerWindow);
-        this.windowMask = pagesPerWindow - 1;
+    /** Pages per segment: a segment of the cache is 64 KiB, so a small store needs little. */
+    private static final int SEGMENT_PAGES = 1 << 13;
+
+    VerifiedPages() {
+        this.windowShift = Integer.numberOfTrailingZeros(SEGMENT_PAGES);
+        this.windowMask = SEGMENT_PAGES - 1;
     }
 
     long get(long pageNo) {

@@ -21,34 +21,52 @@ public final class WriteTxn extends View implements AutoCloseable {
     private final TxnPages pages;
     private final TreeEditor editor;
     private final TreeRoot catalog;
-    private final byte[] catalogScratch = new byte[TreeRoot.BYTES];
-    private final List<Cursor> cursors = new ArrayList<>();
-    private TreeState[] states = new TreeState[8];
+    private final Scratch scratch;
+    private List<Cursor> cursors;
     private boolean finished;
 
-    /** The transaction's view of one tree. */
+    /** The transaction's view of one tree; owned by the store and reused by later transactions. */
     static final class TreeState {
         final Tree tree;
-        final TreeRoot root;
-        final boolean existedBefore;
+        final TreeRoot root = new TreeRoot();
+        long revision = -1;
+        boolean existedBefore;
         boolean exists;
         boolean dirty;
 
-        TreeState(Tree tree, TreeRoot root, boolean existedBefore) {
+        TreeState(Tree tree) {
             this.tree = tree;
-            this.root = root;
-            this.existedBefore = existedBefore;
-            this.exists = existedBefore;
+        }
+
+        void reset(long txnRevision, TreeRoot base) {
+            revision = txnRevision;
+            existedBefore = base != Revision.ABSENT;
+            exists = existedBefore;
+            dirty = false;
+            if (existedBefore) {
+                root.copyFrom(base);
+            } else {
+                root.clear();
+            }
         }
     }
 
-    WriteTxn(Store store, Revision base, TxnPages pages, TreeEditor editor) {
+    /** What the single writer reuses from one transaction to the next. */
+    static final class Scratch {
+        final TreeRoot catalog = new TreeRoot();
+        final byte[] catalogValue = new byte[TreeRoot.BYTES];
+        TreeState[] states = new TreeState[8];
+    }
+
+    WriteTxn(Store store, Revision base, TxnPages pages, TreeEditor editor, Scratch scratch) {
         super(store);
         this.base = base;
         this.revision = base.revision + 1;
         this.pages = pages;
         this.editor = editor;
-        this.catalog = base.catalog.copy();
+        this.scratch = scratch;
+        this.catalog = scratch.catalog;
+        catalog.copyFrom(base.catalog);
         pages.begin(revision);
     }
 
@@ -88,15 +106,18 @@ public final class WriteTxn extends View implements AutoCloseable {
 
     private TreeState state(Tree tree) {
         int id = tree.id();
+        TreeState[] states = scratch.states;
         if (id >= states.length) {
             states = Arrays.copyOf(states, Math.max(id + 1, states.length * 2));
+            scratch.states = states;
         }
         TreeState state = states[id];
         if (state == null) {
-            TreeRoot root = store.rootOf(base, tree);
-            boolean exists = root != Revision.ABSENT;
-            state = new TreeState(tree, exists ? root.copy() : new TreeRoot(), exists);
+            state = new TreeState(tree);
             states[id] = state;
+        }
+        if (state.revision != revision) {
+            state.reset(revision, store.rootOf(base, tree));
         }
         return state;
     }
@@ -110,8 +131,10 @@ public final class WriteTxn extends View implements AutoCloseable {
     }
 
     private void changing() {
-        for (int i = 0; i < cursors.size(); i++) {
-            cursors.get(i).beforeChange();
+        if (cursors != null) {
+            for (int i = 0; i < cursors.size(); i++) {
+                cursors.get(i).beforeChange();
+            }
         }
     }
 
@@ -196,6 +219,9 @@ public final class WriteTxn extends View implements AutoCloseable {
     public Cursor cursor(Tree tree) {
         checkUsable();
         Cursor cursor = new Cursor(this, tree, this);
+        if (cursors == null) {
+            cursors = new ArrayList<>();
+        }
         cursors.add(cursor);
         return cursor;
     }
@@ -215,12 +241,12 @@ public final class WriteTxn extends View implements AutoCloseable {
         boolean done = false;
         try {
             TreeRoot[] roots = Arrays.copyOf(base.roots, Math.max(base.roots.length, store.treeCount()));
-            for (TreeState state : states) {
-                if (state == null || !state.dirty) {
+            for (TreeState state : scratch.states) {
+                if (state == null || state.revision != revision || !state.dirty) {
                     continue;
                 }
                 if (state.exists) {
-                    Catalog.put(editor, pages, catalog, state.tree.key(), state.root, catalogScratch);
+                    Catalog.put(editor, pages, catalog, state.tree.key(), state.root, scratch.catalogValue);
                     roots[state.tree.id()] = state.root.copy();
                 } else {
                     if (state.existedBefore) {
@@ -245,8 +271,16 @@ public final class WriteTxn extends View implements AutoCloseable {
 
     private void finish(boolean abort) {
         finished = true;
-        for (Cursor c : cursors.toArray(new Cursor[0])) {
-            c.close();
+        if (cursors != null) {
+            for (Cursor c : cursors.toArray(new Cursor[0])) {
+                c.close();
+            }
+        }
+        // Transaction state reused by the next writer must not be mistaken for its own.
+        for (TreeState state : scratch.states) {
+            if (state != null && state.revision == revision) {
+                state.revision = -1;
+            }
         }
         store.endWrite(this, abort);
     }

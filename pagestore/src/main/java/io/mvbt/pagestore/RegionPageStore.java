@@ -1,0 +1,154 @@
+package io.mvbt.pagestore;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import org.agrona.BufferUtil;
+
+/**
+ * Pages held in regions of memory (direct buffers or file mappings), each added once as the store
+ * grows and never moved. Growing never remaps what is there: a remapped region would have no page
+ * table entries, and every page in it would fault again on its next touch.
+ *
+ * <p>Regions start and end at multiples of {@link #CHUNK_BYTES}; a table with one address per
+ * chunk makes finding a page one array load. A run of pages is contiguous in memory when it stays
+ * within one region ({@link #runEnd}).
+ */
+abstract class RegionPageStore implements PageStore {
+    /** Unit of growth and of the address table. */
+    static final int CHUNK_BYTES = 1 << 20;
+
+    /** One mapping or buffer. */
+    private static final class Region {
+        final ByteBuffer memory;
+        final long firstPage;
+        final long endPage;
+
+        Region(ByteBuffer memory, long firstPage, long endPage) {
+            this.memory = memory;
+            this.firstPage = firstPage;
+            this.endPage = endPage;
+        }
+    }
+
+    private final int pageSize;
+    private final int pageShift;
+    private final int chunkPageShift;
+    private final long chunkPageMask;
+    /** Everything ever mapped or allocated, kept reachable so that old addresses stay valid. */
+    private final List<Region> regions = new ArrayList<>();
+    private volatile long[] chunkAddress = new long[0];
+    private volatile Region[] chunkRegion = new Region[0];
+    private volatile long pageCount;
+    private volatile boolean closed;
+
+    RegionPageStore(int pageSize) {
+        if (!PageStore.validPageSize(pageSize)) {
+            throw new IllegalArgumentException("page size must be a power of two from " + MIN_PAGE_SIZE
+                    + " to " + MAX_PAGE_SIZE + ", not " + pageSize);
+        }
+        this.pageSize = pageSize;
+        this.pageShift = Integer.numberOfTrailingZeros(pageSize);
+        this.chunkPageShift = Integer.numberOfTrailingZeros(CHUNK_BYTES) - pageShift;
+        this.chunkPageMask = (1L << chunkPageShift) - 1;
+    }
+
+    @Override
+    public final int pageSize() {
+        return pageSize;
+    }
+
+    @Override
+    public final long pageCount() {
+        return pageCount;
+    }
+
+    /** Pages in one chunk. */
+    final long chunkPages() {
+        return 1L << chunkPageShift;
+    }
+
+    /** {@code pages} rounded up to whole chunks. */
+    final long roundUpToChunk(long pages) {
+        return (pages + chunkPageMask) & ~chunkPageMask;
+    }
+
+    @Override
+    public final long roundUpToGrowthUnit(long pages) {
+        return roundUpToChunk(pages);
+    }
+
+    @Override
+    public final long address(long pageNo) {
+        return chunkAddress[(int) (pageNo >>> chunkPageShift)] + ((pageNo & chunkPageMask) << pageShift);
+    }
+
+    @Override
+    public final long runEnd(long pageNo) {
+        return chunkRegion[(int) (pageNo >>> chunkPageShift)].endPage;
+    }
+
+    @Override
+    public final ByteBuffer buffer(long pageNo, int pages) {
+        Region region = chunkRegion[(int) (pageNo >>> chunkPageShift)];
+        ByteBuffer memory = region.memory.duplicate();
+        int start = (int) ((pageNo - region.firstPage) << pageShift);
+        memory.limit(start + (pages << pageShift)).position(start);
+        return memory.slice();
+    }
+
+    @Override
+    public final synchronized long appendRun(int pages) {
+        // A region added now starts where the mapped regions end, so the run lies in one region.
+        long start = coveredPages();
+        extend(start + pages);
+        return start;
+    }
+
+    /** Pages the regions cover; more than {@link #pageCount()} after a truncation. */
+    final synchronized long coveredPages() {
+        return chunkAddress.length << chunkPageShift;
+    }
+
+    /** Adds a region holding pages from {@code firstPage} on; both ends are chunk-aligned. */
+    final synchronized void addRegion(ByteBuffer memory, long firstPage) {
+        long pages = memory.capacity() >>> pageShift;
+        if ((firstPage & chunkPageMask) != 0 || (pages & chunkPageMask) != 0 || firstPage != coveredPages()) {
+            throw new IllegalArgumentException("region of " + pages + " pages at page " + firstPage
+                    + " is not chunk-aligned or not at the end");
+        }
+        Region region = new Region(memory, firstPage, firstPage + pages);
+        regions.add(region);
+        int first = (int) (firstPage >>> chunkPageShift);
+        int count = (int) (pages >>> chunkPageShift);
+        long[] addresses = Arrays.copyOf(chunkAddress, first + count);
+        Region[] owners = Arrays.copyOf(chunkRegion, first + count);
+        long base = BufferUtil.address(memory);
+        for (int i = 0; i < count; i++) {
+            addresses[first + i] = base + ((long) i << (chunkPageShift + pageShift));
+            owners[first + i] = region;
+        }
+        chunkRegion = owners;
+        chunkAddress = addresses;
+    }
+
+    final void setPageCount(long pageCount) {
+        this.pageCount = pageCount;
+    }
+
+    final void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("page store " + describe() + " is closed");
+        }
+    }
+
+    final boolean markClosed() {
+        if (closed) {
+            return false;
+        }
+        closed = true;
+        return true;
+    }
+}
