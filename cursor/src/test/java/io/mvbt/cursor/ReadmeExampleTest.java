@@ -1,0 +1,89 @@
+package io.mvbt.cursor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.mvbt.revisions.Snapshot;
+import io.mvbt.revisions.Store;
+import io.mvbt.revisions.StoreOptions;
+import io.mvbt.revisions.Tree;
+import io.mvbt.revisions.WriteTxn;
+
+/** Runs the README's example, and checks that the README shows exactly this code. */
+class ReadmeExampleTest {
+    @TempDir
+    Path dir;
+
+    private static final Path SOURCE = Path.of("src/test/java/io/mvbt/cursor/ReadmeExampleTest.java");
+    private static final Path README = Path.of("../README.md");
+
+    static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    static String string(byte[] b) {
+        return new String(b, StandardCharsets.UTF_8);
+    }
+
+    static void example(Path dir, PrintStream out) {
+        // example:start
+        try (Store store = Store.open(dir.resolve("example.mvbt"), StoreOptions.defaults())) {
+            try (WriteTxn tx = store.beginWrite()) {
+                Tree users = tx.createTreeIfAbsent("users");
+                tx.put(users, bytes("alice"), bytes("admin"));
+                tx.put(users, bytes("bob"), bytes("staff"));
+                tx.commit();                                    // one new revision, all or nothing
+            }
+            Tree users = store.tree("users");
+            try (Snapshot snapshot = store.beginRead()) {       // a stable view of the newest revision
+                try (WriteTxn tx = store.beginWrite()) {        // the writer goes on meanwhile
+                    tx.delete(users, bytes("bob"));
+                    tx.commit();
+                }
+                out.println(string(snapshot.get(users, bytes("bob"))));    // staff: the snapshot still has it
+                for (KeyValue kv : Range.over(snapshot, users).from(bytes("a"))) {
+                    out.println(string(kv.key()));                         // alice, bob
+                }
+            }
+            try (Snapshot now = store.beginRead()) {
+                out.println(now.count(users));                             // 1
+            }
+        }
+        // example:end
+    }
+
+    @Test
+    void exampleRunsAsTheReadmeSays() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        example(dir, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        assertEquals(List.of("staff", "alice", "bob", "1"), bytes.toString(StandardCharsets.UTF_8).lines().toList());
+    }
+
+    @Test
+    void readmeShowsThisCode() throws IOException {
+        String source = Files.readString(SOURCE);
+        String code = between(source, "// example:start\n", "        // example:end").stripTrailing();
+        String readme = Files.readString(README);
+        String shown = between(readme, "<!-- example:start -->\n```java\n", "```\n<!-- example:end -->").stripTrailing();
+        assertEquals(code.indent(-8).stripTrailing(), shown, "README.md's example differs from ReadmeExampleTest");
+    }
+
+    private static String between(String text, String start, String end) {
+        int from = text.indexOf(start);
+        int to = text.indexOf(end, from + start.length());
+        if (from < 0 || to < 0) {
+            throw new AssertionError("markers " + start.strip() + " / " + end.strip() + " not found");
+        }
+        return text.substring(from + start.length(), to);
+    }
+}
