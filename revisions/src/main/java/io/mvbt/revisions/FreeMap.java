@@ -112,13 +112,14 @@ final class FreeMap {
         LongHashSet written = new LongHashSet();
         while (true) {
             long cover = space.pageCount();
-            for (LongHashSet.LongIterator it = space.flips.iterator(); it.hasNext();) {
-                cover = Math.max(cover, it.nextValue() + 1);
+            int flips = space.flips.compact();
+            for (int i = 0; i < flips; i++) {
+                cover = Math.max(cover, space.flips.member(i) + 1);
             }
             growToCover(w, cover);
             boolean more = false;
-            for (LongHashSet.LongIterator it = space.flips.iterator(); it.hasNext();) {
-                long slice = it.nextValue() / bitsPerPage;
+            for (int i = 0; i < flips; i++) {
+                long slice = space.flips.member(i) / bitsPerPage;
                 if (!written.contains(slice)) {
                     written.add(slice);
                     more = true;
@@ -141,8 +142,9 @@ final class FreeMap {
     /** Pages a flush may allocate, at most: for reserving them before it starts. */
     long flushBound(FreeSpace space) {
         LongHashSet slices = new LongHashSet();
-        for (LongHashSet.LongIterator it = space.flips.iterator(); it.hasNext();) {
-            slices.add(it.nextValue() / bitsPerPage);
+        int flips = space.flips.compact();
+        for (int i = 0; i < flips; i++) {
+            slices.add(space.flips.member(i) / bitsPerPage);
         }
         return 2L * (slices.size() + 4) * (height + 3);
     }

@@ -1,7 +1,6 @@
 package io.mvbt.revisions;
 
 import org.agrona.collections.LongArrayList;
-import org.agrona.collections.LongHashSet;
 
 import io.mvbt.pagestore.PageStore;
 
@@ -24,7 +23,7 @@ final class FreeSpace {
     final PageSet reusable = new PageSet();
     final PendingPages pending = new PendingPages();
     /** Pages whose in-use bit differs from the persisted free map. */
-    final LongHashSet flips = new LongHashSet();
+    final FlipSet flips = new FlipSet();
 
     /** Runs the running transaction allocated: page, count. */
     private final LongArrayList allocated = new LongArrayList();
@@ -226,9 +225,7 @@ final class FreeSpace {
 
     private void setInUse(long page, boolean on) {
         if (on ? inUse.set(page) : inUse.clear(page)) {
-            if (!flips.remove(page)) {
-                flips.add(page);
-            }
+            flips.toggle(page);
         }
     }
 

@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.agrona.UnsafeApi;
-import org.agrona.collections.LongHashSet;
 
 import io.mvbt.btree.Keys;
 import io.mvbt.btree.Node;
@@ -206,7 +205,7 @@ final class IntegrityChecker {
         PageSet persisted = new PageSet();
         FreeSpace loaded = new FreeSpace(store.pages());
         RevisionWalker.freeMapOf(r, store.pageSize()).load(reader, loaded, count);
-        LongHashSet flips = store.flips();
+        FlipSet flips = store.flips();
         for (long p = 0; p < count; p++) {
             boolean inMap = loaded.inUse.get(p) ^ flips.contains(p);
             if (inMap) {

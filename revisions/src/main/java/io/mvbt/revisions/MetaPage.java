@@ -6,7 +6,6 @@ import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 
 import org.agrona.UnsafeApi;
-import org.agrona.collections.LongHashSet;
 
 import io.mvbt.btree.TreeRoot;
 import io.mvbt.pagestore.CorruptionException;
@@ -105,9 +104,10 @@ final class MetaPage {
 
     /** Writes a meta page at {@code slot}, checksum last. */
     static void write(PageStore store, Checksums checksums, long storeId, int slot, long sequence, Revision r,
-            long durableRevision, int flags, LongHashSet flips) {
+            long durableRevision, int flags, FlipSet flips) {
         long page = store.address(slot);
-        int length = FLIPS + 8 * flips.size();
+        int flipCount = flips.compact();
+        int length = FLIPS + 8 * flipCount;
         UnsafeApi.putInt(page + LENGTH, length);
         UnsafeApi.putLong(page + MAGIC_OFFSET, MAGIC);
         UnsafeApi.putInt(page + FORMAT, FORMAT_VERSION);
@@ -125,11 +125,11 @@ final class MetaPage {
         UnsafeApi.putLong(page + FREE_ROOT, r.freeMapRoot);
         UnsafeApi.putLong(page + FREE_REVISION, r.freeMapRevision);
         UnsafeApi.putInt(page + FREE_HEIGHT, r.freeMapHeight);
-        UnsafeApi.putInt(page + FLIP_COUNT, flips.size());
+        UnsafeApi.putInt(page + FLIP_COUNT, flipCount);
         UnsafeApi.putLong(page + STORE_ID, storeId);
         long at = page + FLIPS;
-        for (LongHashSet.LongIterator it = flips.iterator(); it.hasNext(); at += 8) {
-            UnsafeApi.putLong(at, it.nextValue());
+        for (int i = 0; i < flipCount; i++, at += 8) {
+            UnsafeApi.putLong(at, flips.member(i));
         }
         seal(store, checksums, slot, length);
     }

@@ -12,7 +12,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.agrona.UnsafeApi;
-import org.agrona.collections.LongHashSet;
 
 import io.mvbt.btree.TreeEditor;
 import io.mvbt.btree.TreeLimits;
@@ -584,7 +583,7 @@ public final class Store implements AutoCloseable {
     }
 
     /** Flips persisted in the meta of the newest revision (for the checker). */
-    LongHashSet flips() {
+    FlipSet flips() {
         return space.flips;
     }
 
