@@ -113,7 +113,10 @@ final class Report {
     }
 
     static String ratioText(double r) {
-        return Double.isNaN(r) ? "-" : String.format(Locale.ROOT, r >= 10 ? "%.1fx" : "%.2fx", r);
+        if (Double.isNaN(r)) {
+            return "-";
+        }
+        return String.format(Locale.ROOT, r >= 10 ? "%.1fx" : r >= 0.1 ? "%.2fx" : "%.2gx", r);
     }
 
     String title() {
