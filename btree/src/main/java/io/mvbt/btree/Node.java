@@ -281,6 +281,47 @@ public final class Node {
         UnsafeApi.putShort(page + GARBAGE, (short) (garbage(page) + size));
     }
 
+    /** Removes entries [from, to); their bytes become garbage. */
+    public static void removeRange(long page, int pageSize, int from, int to) {
+        if (from >= to) {
+            return;
+        }
+        int n = count(page);
+        boolean leaf = isLeaf(page);
+        int freed = 0;
+        for (int i = from; i < to; i++) {
+            freed += entrySize(page, entry(page, i), leaf);
+        }
+        long slots = page + SLOTS;
+        UnsafeApi.copyMemory(slots + 2L * to, slots + 2L * from, 2L * (n - to));
+        setCount(page, n - (to - from));
+        if (n - (to - from) == 0) {
+            UnsafeApi.putInt(page + CONTENT_START, pageSize);
+            UnsafeApi.putShort(page + GARBAGE, (short) 0);
+        } else {
+            UnsafeApi.putShort(page + GARBAGE, (short) (garbage(page) + freed));
+        }
+    }
+
+    /** Index of the first key {@code >= key} in a leaf. */
+    public static int lowerBound(long leaf, Object keyBase, long keyOff, int keyLen) {
+        int pos = searchLeaf(leaf, keyBase, keyOff, keyLen);
+        return pos >= 0 ? pos : -pos - 1;
+    }
+
+    /**
+     * Drops the key of a branch's first entry (it stands for minus infinity), after the entry
+     * before it was removed; the key's bytes become garbage.
+     */
+    public static void clearFirstKey(long branch) {
+        int off = entry(branch, 0);
+        int keyLength = UnsafeApi.getShort(branch + off) & 0xFFFF;
+        if (keyLength > 0) {
+            UnsafeApi.putShort(branch + off, (short) 0);
+            UnsafeApi.putShort(branch + GARBAGE, (short) (garbage(branch) + keyLength));
+        }
+    }
+
     /** Removes every entry. */
     public static void clear(long page, int pageSize) {
         setCount(page, 0);

@@ -38,9 +38,9 @@ public final class Overflow {
 
     /**
      * Writes a value into new runs, last run first so that each run can name the next; returns the
-     * first page (written at {@code w.revision()}) and adds the pages to {@code root}.
+     * first page (written at {@code w.revision()}).
      */
-    public static long write(PageWriter w, Object base, long offset, int length, TreeRoot root) {
+    public static long write(PageWriter w, Object base, long offset, int length) {
         int pageSize = w.pageSize();
         long perRun = (long) w.maxRunPages() * pageSize - DATA;
         int runs = (int) Math.max(1, (length + perRun - 1) / perRun);
@@ -62,7 +62,6 @@ public final class Overflow {
                 UnsafeApi.setMemory(address + DATA + bytes, tail, (byte) 0);
             }
             w.seal(pageNo, pages);
-            root.overflowPages += pages;
             next = pageNo;
         }
         return next;
@@ -101,8 +100,8 @@ public final class Overflow {
         }
     }
 
-    /** Frees every run of a value of {@code length} bytes and subtracts the pages from {@code root}. */
-    public static void free(PageWriter w, long pageNo, long revision, int length, TreeRoot root) {
+    /** Frees every run of a value of {@code length} bytes. */
+    public static void free(PageWriter w, long pageNo, long revision, int length) {
         long page = pageNo;
         long rev = revision;
         long bytes = 0;
@@ -118,7 +117,6 @@ public final class Overflow {
             long next = UnsafeApi.getLong(address + NEXT);
             long nextRev = UnsafeApi.getLong(address + NEXT_REVISION);
             w.free(page, rev, pages);
-            root.overflowPages -= pages;
             page = next;
             rev = nextRev;
         }

@@ -113,6 +113,55 @@ public final class TreeCursor {
         return prev();
     }
 
+    /**
+     * Positions at the entry with index {@code position} (0-based, in key order) in O(depth), using
+     * the entry counts of branch pages; false (and unpositioned) if out of range.
+     */
+    public boolean seekPosition(long position) {
+        if (depth == 0 || position < 0) {
+            return positioned = false;
+        }
+        long remaining = position;
+        long pageNo = rootPage;
+        long revision = rootRevision;
+        for (int level = 0; level < depth; level++) {
+            long page = load(pageNo, revision, level);
+            address[level] = page;
+            int n = Node.count(page);
+            if (level == depth - 1) {
+                if (remaining >= n) {
+                    return positioned = false;
+                }
+                index[level] = (int) remaining;
+                return positioned = true;
+            }
+            int i = 0;
+            while (i < n - 1 && remaining >= Node.childCount(page, i)) {
+                remaining -= Node.childCount(page, i);
+                i++;
+            }
+            index[level] = i;
+            pageNo = Node.child(page, i);
+            revision = Node.childRevision(page, i);
+        }
+        return positioned = false;
+    }
+
+    /** Index (0-based, in key order) of the current entry, in O(depth). */
+    public long position() {
+        if (!positioned) {
+            throw new IllegalStateException("cursor is not positioned on an entry");
+        }
+        long position = index[depth - 1];
+        for (int level = 0; level < depth - 1; level++) {
+            long branch = address[level];
+            for (int j = 0; j < index[level]; j++) {
+                position += Node.childCount(branch, j);
+            }
+        }
+        return position;
+    }
+
     /** Positions exactly at {@code key}; false (and unpositioned) if absent. */
     public boolean find(Object keyBase, long keyOff, int keyLen) {
         if (!descendTo(keyBase, keyOff, keyLen)) {

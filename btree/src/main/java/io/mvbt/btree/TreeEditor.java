@@ -38,6 +38,11 @@ public final class TreeEditor {
     private PageWriter w;
     private TreeRoot root;
     private int depth;
+    /**
+     * Subtrees detached by the running edit: (page, revision, level) triples. They reach the sink
+     * only when the edit is complete, because the sink may itself edit a tree with this editor.
+     */
+    private final org.agrona.collections.LongArrayList detachedNow = new org.agrona.collections.LongArrayList();
 
     public TreeEditor(TreeLimits limits) {
         this.limits = limits;
@@ -77,7 +82,6 @@ public final class TreeEditor {
             root.revision = w.revision();
             root.depth = 1;
             root.entries = 1;
-            root.leafPages = 1;
             return true;
         }
         descend(keyBase, keyOff, keyLen);
@@ -106,7 +110,7 @@ public final class TreeEditor {
         if (limits.inline(keyLen, valueLen)) {
             return Node.encodeLeaf(dst, keyBase, keyOff, keyLen, valueBase, valueOff, valueLen);
         }
-        long first = Overflow.write(w, valueBase, valueOff, valueLen, root);
+        long first = Overflow.write(w, valueBase, valueOff, valueLen);
         return Node.encodeLeafOverflow(dst, keyBase, keyOff, keyLen, first, w.revision(), valueLen);
     }
 
@@ -134,35 +138,339 @@ public final class TreeEditor {
         return true;
     }
 
-    /**
-     * Frees every page of a tree (its overflow runs too) and leaves it empty. Visits each page once;
-     * a later change makes very large trees reclaim in steps instead.
-     */
-    public void freeAll(PageWriter writer, TreeRoot tree) {
-        begin(writer, tree);
-        if (!root.isEmpty()) {
-            freeSubtree(root.page, root.revision, root.depth - 1, 0);
+    /** Empties a tree in O(1): its whole page tree goes to {@code detached}, to be reclaimed later. */
+    public void detachAll(TreeRoot tree, Detached detached) {
+        if (!tree.isEmpty()) {
+            detached.detach(tree.page, tree.revision, tree.depth - 1);
         }
-        root.clear();
+        tree.clear();
     }
 
-    private void freeSubtree(long pageNo, long revision, int level, int guard) {
-        if (guard >= MAX_DEPTH) {
-            throw new CorruptionException(pageNo, "tree deeper than " + MAX_DEPTH + " levels");
+    /**
+     * Frees one page of a detached subtree: a leaf with its overflow values, or a branch whose
+     * children go back to {@code detached}. Returns the pages freed.
+     */
+    public long reclaimStep(PageWriter writer, long pageNo, long revision, int level, Detached detached) {
+        this.w = writer;
+        if (level < 0 || level >= MAX_DEPTH) {
+            throw new CorruptionException(pageNo, "detached subtree at level " + level);
         }
         boolean leaf = level == 0;
         long page = w.page(pageNo, revision, leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH);
+        checkLevel(page, pageNo, level);
         int n = Node.count(page);
-        if (leaf) {
-            for (int i = 0; i < n; i++) {
-                freeOverflowOf(page, i);
-            }
-        } else {
-            for (int i = 0; i < n; i++) {
-                freeSubtree(Node.child(page, i), Node.childRevision(page, i), level - 1, guard + 1);
+        long freed = 1;
+        detachedNow.clear();
+        for (int i = 0; i < n; i++) {
+            if (leaf) {
+                if (Node.isOverflow(page, i)) {
+                    long ref = Node.valueAddress(page, i);
+                    Overflow.free(w, UnsafeApi.getLong(ref), UnsafeApi.getLong(ref + 8), UnsafeApi.getInt(ref + 16));
+                    freed++;
+                }
+            } else {
+                detachLater(Node.child(page, i), Node.childRevision(page, i), level - 1);
             }
         }
         w.free(pageNo, revision, 1);
+        handOver(detached);
+        return freed;
+    }
+
+    // ------------------------------------------------------------------ sorted bulk load
+
+    /**
+     * Appends entries in ascending key order along the right edge of a tree, filling each leaf and
+     * branch to a fill factor, bottom-up: no search and no split per entry. Works on an empty tree
+     * and past the last key of a non-empty one. Only one loader at a time per editor.
+     */
+    public final class Loader {
+        private final PageWriter writer;
+        private final TreeRoot tree;
+        private final long[] open = new long[MAX_DEPTH];
+        private final int fillLimit;
+        private byte[] lastKey = new byte[64];
+        private int lastKeyLength = -1;
+        private int levels;
+        private long added;
+
+        private Loader(PageWriter writer, TreeRoot tree, double fill) {
+            this.writer = writer;
+            this.tree = tree;
+            begin(writer, tree);
+            this.fillLimit = (int) Math.max(limits.usable * Math.min(1.0, fill), limits.maxInlineEntry + 2);
+            if (root.isEmpty()) {
+                return;
+            }
+            // Copy the right edge so that it can be filled in place, and remember the last key.
+            long pageNo = root.page;
+            long revision = root.revision;
+            for (int level = 0; level < depth; level++) {
+                boolean leaf = level == depth - 1;
+                long page = w.page(pageNo, revision, leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH);
+                checkLevel(page, pageNo, depth - 1 - level);
+                pathPage[level] = pageNo;
+                pathAddress[level] = page;
+                pathIndex[level] = Node.count(page) - 1;
+                if (!leaf) {
+                    pageNo = Node.child(page, Node.count(page) - 1);
+                    revision = Node.childRevision(page, Node.count(page) - 1);
+                }
+            }
+            makePathWritable();
+            levels = depth;
+            for (int level = 0; level < depth; level++) {
+                open[depth - 1 - level] = pathAddress[level];
+            }
+            long leaf = open[0];
+            rememberKey(Node.keyAddress(leaf, Node.count(leaf) - 1), Node.keyLength(leaf, Node.count(leaf) - 1));
+        }
+
+        /** Entries added so far. */
+        public long added() {
+            return added;
+        }
+
+        /** Adds an entry; its key must sort after every key added before and every key of the tree. */
+        public void add(Object keyBase, long keyOff, int keyLen, Object valueBase, long valueOff, int valueLen) {
+            // The editor may have edited other trees since the last call.
+            w = writer;
+            root = tree;
+            if (lastKeyLength >= 0 && Keys.compare(lastKey, UnsafeApi.arrayBaseOffset(byte[].class), lastKeyLength,
+                    keyBase, keyOff, keyLen) >= 0) {
+                throw new IllegalArgumentException("bulk load keys must be strictly ascending; entry " + added
+                        + " does not sort after the previous key");
+            }
+            long entry = entryBuffer[0];
+            int size = encodeNewEntry(entry, keyBase, keyOff, keyLen, valueBase, valueOff, valueLen);
+            long leaf = levels == 0 ? 0 : open[0];
+            if (leaf == 0) {
+                leaf = newNode(0);
+                open[0] = leaf;
+                levels = 1;
+                root.page = PageHeader.pageNo(leaf);
+                root.revision = w.revision();
+            } else if (Node.count(leaf) > 0 && Node.usedBytes(leaf, pageSize) + size + 2 > fillLimit) {
+                long previous = leaf;
+                leaf = newNode(0);
+                open[0] = leaf;
+                // The separator: the shortest prefix of the new key above the last key of the full leaf.
+                long lastAddress = Node.keyAddress(previous, Node.count(previous) - 1);
+                int lastLength = Node.keyLength(previous, Node.count(previous) - 1);
+                int prefix = Keys.commonPrefix(lastAddress, lastLength, entry + Node.LEAF_ENTRY_HEADER, keyLen) + 1;
+                push(1, entry + Node.LEAF_ENTRY_HEADER, prefix, leaf);
+            }
+            Node.appendRaw(leaf, pageSize, null, entry, size, scratchA);
+            // Every open branch counts the new entry under its last child.
+            for (int level = 1; level < levels; level++) {
+                long branch = open[level];
+                int last = Node.count(branch) - 1;
+                Node.setChildCount(branch, last, Node.childCount(branch, last) + 1);
+            }
+            rememberKey(entry + Node.LEAF_ENTRY_HEADER, keyLen);
+            added++;
+            root.entries++;
+        }
+
+        /**
+         * Adds the new, still empty page {@code child} as the last child of the open branch at
+         * {@code level}, after the separator at {@code sepAddress}.
+         */
+        private void push(int level, long sepAddress, int sepLength, long child) {
+            long childNo = PageHeader.pageNo(child);
+            if (level == levels) {
+                // The tree grows a level: a new root over the old root (every entry so far) and the new page.
+                long rootNode = newNode(level);
+                Node.appendBranch(rootNode, null, 0, 0, root.page, root.revision, root.entries);
+                Node.appendBranch(rootNode, null, sepAddress, sepLength, childNo, w.revision(), 0);
+                open[level] = rootNode;
+                levels = level + 1;
+                root.page = PageHeader.pageNo(rootNode);
+                root.revision = w.revision();
+                return;
+            }
+            long branch = open[level];
+            int entrySize = Node.BRANCH_ENTRY_HEADER + sepLength;
+            if (Node.usedBytes(branch, pageSize) + entrySize + 2 <= fillLimit || Node.count(branch) < 2) {
+                Node.appendBranch(branch, null, sepAddress, sepLength, childNo, w.revision(), 0);
+                return;
+            }
+            // The branch is full: a new branch starts with the child, and the separator moves up.
+            long next = newNode(level);
+            Node.appendBranch(next, null, 0, 0, childNo, w.revision(), 0);
+            open[level] = next;
+            push(level + 1, sepAddress, sepLength, next);
+        }
+
+        private long newNode(int level) {
+            long pageNo = w.allocate(1);
+            long page = w.address(pageNo);
+            Node.init(page, level == 0, level, pageNo, w.revision(), pageSize);
+            return page;
+        }
+
+        private void rememberKey(long address, int length) {
+            if (lastKey.length < length) {
+                lastKey = new byte[Math.max(length, lastKey.length * 2)];
+            }
+            UnsafeApi.copyMemory(null, address, lastKey, UnsafeApi.arrayBaseOffset(byte[].class), length);
+            lastKeyLength = length;
+        }
+
+        /** Ends the load: the tree's root and depth take in what was added. */
+        public void finish() {
+            tree.depth = levels;
+        }
+    }
+
+    /** Starts a sorted bulk load into {@code tree} with leaves and branches filled to {@code fill} (0 to 1]. */
+    public Loader loader(PageWriter writer, TreeRoot tree, double fill) {
+        if (!(fill > 0 && fill <= 1)) {
+            throw new IllegalArgumentException("fill factor must be in (0, 1], not " + fill);
+        }
+        return new Loader(writer, tree, fill);
+    }
+
+    // ------------------------------------------------------------------ range deletion
+
+    /**
+     * Deletes the keys in [lo, hi) (lo must sort below hi) and returns how many. Only the two
+     * boundary paths are copied and edited: subtrees wholly inside the range are cut off from their
+     * parents and handed to {@code detached} without being read, so the work is proportional to
+     * the depth and the boundary pages, not to the keys deleted. Boundary nodes left empty are
+     * removed and underfull ones merged with a neighbour when they fit.
+     */
+    public long deleteRange(PageWriter writer, TreeRoot tree, Object loBase, long loOff, int loLen, Object hiBase,
+            long hiOff, int hiLen, Detached detached) {
+        begin(writer, tree);
+        if (root.isEmpty()) {
+            return 0;
+        }
+        long rootPage = w.page(root.page, root.revision, depth == 1 ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH);
+        checkLevel(rootPage, root.page, depth - 1);
+        pathPage[0] = root.page;
+        pathAddress[0] = rootPage;
+        makeWritable(0);
+        detachedNow.clear();
+        long removed = deleteIn(0, loBase, loOff, loLen, hiBase, hiOff, hiLen);
+        root.entries -= removed;
+        shrinkRoot(pathAddress[0]);
+        handOver(detached);
+        return removed;
+    }
+
+    /** Passes the subtrees detached by the finished edit to {@code detached}. */
+    private void handOver(Detached detached) {
+        // Copied out first: the sink may edit with this editor and so reuse the list.
+        long[] subtrees = detachedNow.toLongArray();
+        detachedNow.clear();
+        for (int i = 0; i < subtrees.length; i += 3) {
+            detached.detach(subtrees[i], subtrees[i + 1], (int) subtrees[i + 2]);
+        }
+    }
+
+    private void detachLater(long pageNo, long revision, int level) {
+        detachedNow.addLong(pageNo);
+        detachedNow.addLong(revision);
+        detachedNow.addLong(level);
+    }
+
+    /** Copies the page on the path at {@code level} if an earlier revision wrote it. */
+    private void makeWritable(int level) {
+        long page = pathAddress[level];
+        long pageRevision = PageHeader.revision(page);
+        if (pageRevision == w.revision()) {
+            return;
+        }
+        long copyNo = w.allocate(1);
+        long copy = w.address(copyNo);
+        Node.copyCompacted(page, copy, pageSize, copyNo, w.revision());
+        w.free(pathPage[level], pageRevision, 1);
+        pathPage[level] = copyNo;
+        pathAddress[level] = copy;
+        pointParentAt(level, copyNo);
+    }
+
+    private long deleteIn(int level, Object loBase, long loOff, int loLen, Object hiBase, long hiOff, int hiLen) {
+        long page = pathAddress[level];
+        if (Node.isLeaf(page)) {
+            int from = Node.lowerBound(page, loBase, loOff, loLen);
+            int to = Node.lowerBound(page, hiBase, hiOff, hiLen);
+            for (int i = from; i < to; i++) {
+                freeOverflowOf(page, i);
+            }
+            Node.removeRange(page, pageSize, from, to);
+            return Math.max(0, to - from);
+        }
+        int childLevel = Node.level(page) - 1;
+        int a = Node.searchBranch(page, loBase, loOff, loLen);
+        int b = Node.searchBranch(page, hiBase, hiOff, hiLen);
+        long removed = 0;
+        for (int j = a + 1; j < b; j++) {
+            removed += Node.childCount(page, j);
+            detachLater(Node.child(page, j), Node.childRevision(page, j), childLevel);
+        }
+        // Child b holds keys below hi unless its separator is hi itself.
+        boolean partialB = b > a && Keys.compare(null, Node.keyAddress(page, b), Node.keyLength(page, b), hiBase,
+                hiOff, hiLen) < 0;
+        if (partialB) {
+            removed += deleteInChild(level, b, childLevel, loBase, loOff, loLen, hiBase, hiOff, hiLen);
+        }
+        removed += deleteInChild(level, a, childLevel, loBase, loOff, loLen, hiBase, hiOff, hiLen);
+        if (b - 1 > a) {
+            Node.removeRange(page, pageSize, a + 1, b);
+        }
+        if (a + 1 < Node.count(page)) {
+            fixChild(page, a + 1, childLevel);
+        }
+        fixChild(page, a, childLevel);
+        return removed;
+    }
+
+    private long deleteInChild(int level, int i, int childLevel, Object loBase, long loOff, int loLen, Object hiBase,
+            long hiOff, int hiLen) {
+        long page = pathAddress[level];
+        pathIndex[level] = i;
+        pathAddress[level + 1] = writableChild(page, i, childLevel);
+        pathPage[level + 1] = Node.child(page, i);
+        long removed = deleteIn(level + 1, loBase, loOff, loLen, hiBase, hiOff, hiLen);
+        Node.setChildCount(page, i, Node.childCount(page, i) - removed);
+        return removed;
+    }
+
+    /**
+     * After a range deletion: removes child {@code i} if it is empty, or merges it with a neighbour
+     * if it is underfull and the two fit one page. Never splits, so the parent cannot grow.
+     */
+    private void fixChild(long parent, int i, int childLevel) {
+        if (i >= Node.count(parent)) {
+            return;
+        }
+        long childNo = Node.child(parent, i);
+        long childRevision = Node.childRevision(parent, i);
+        boolean leaf = childLevel == 0;
+        long child = w.page(childNo, childRevision, leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH);
+        if (Node.count(child) == 0) {
+            w.free(childNo, childRevision, 1);
+            Node.remove(parent, i);
+            if (i == 0 && Node.count(parent) > 0) {
+                Node.clearFirstKey(parent);
+            }
+            return;
+        }
+        boolean underfull = Node.usedBytes(child, pageSize) < limits.minFill || (!leaf && Node.count(child) == 1);
+        if (!underfull || Node.count(parent) < 2) {
+            return;
+        }
+        int leftIndex = i + 1 < Node.count(parent) ? i : i - 1;
+        int rightIndex = leftIndex + 1;
+        long left = writableChild(parent, leftIndex, childLevel);
+        long right = writableChild(parent, rightIndex, childLevel);
+        int merged = Node.usedBytes(left, pageSize) + Node.usedBytes(right, pageSize)
+                + (leaf ? 0 : Node.keyLength(parent, rightIndex));
+        if (merged <= limits.usable) {
+            merge(parent, leftIndex, left, right, leaf);
+        }
     }
 
     // ------------------------------------------------------------------ path
@@ -240,7 +548,7 @@ public final class TreeEditor {
     private void freeOverflowOf(long leaf, int i) {
         if (Node.isOverflow(leaf, i)) {
             long ref = Node.valueAddress(leaf, i);
-            Overflow.free(w, UnsafeApi.getLong(ref), UnsafeApi.getLong(ref + 8), UnsafeApi.getInt(ref + 16), root);
+            Overflow.free(w, UnsafeApi.getLong(ref), UnsafeApi.getLong(ref + 8), UnsafeApi.getInt(ref + 16));
         }
     }
 
@@ -346,11 +654,6 @@ public final class TreeEditor {
         if (rightNo == 0) {
             rightNo = w.allocate(1);
             Node.init(w.address(rightNo), leaf, Node.level(leftPage), rightNo, revision, pageSize);
-            if (leaf) {
-                root.leafPages++;
-            } else {
-                root.branchPages++;
-            }
         }
         long right = w.address(rightNo);
         // Both pages start empty, so appends never compact and the listed entries stay intact.
@@ -411,7 +714,6 @@ public final class TreeEditor {
         root.page = rootNo;
         root.revision = w.revision();
         root.depth++;
-        root.branchPages++;
         if (root.depth > MAX_DEPTH) {
             throw new IllegalStateException("tree deeper than " + MAX_DEPTH + " levels");
         }
@@ -471,11 +773,6 @@ public final class TreeEditor {
         Node.setChildCount(parent, leftIndex, Node.childCount(parent, leftIndex) + Node.childCount(parent, rightIndex));
         w.free(Node.child(parent, rightIndex), w.revision(), 1);
         Node.remove(parent, rightIndex);
-        if (leaf) {
-            root.leafPages--;
-        } else {
-            root.branchPages--;
-        }
     }
 
     private void redistribute(int level, long parent, int leftIndex, long left, long right, boolean leaf) {
@@ -514,11 +811,13 @@ public final class TreeEditor {
 
     private void shrinkRoot(long page) {
         int n = Node.count(page);
+        if (n == 0) {
+            // An empty leaf, or a branch whose children were all removed: the tree is empty.
+            w.free(root.page, root.revision, 1);
+            root.clear();
+            return;
+        }
         if (Node.isLeaf(page)) {
-            if (n == 0) {
-                w.free(root.page, root.revision, 1);
-                root.clear();
-            }
             return;
         }
         long pageNo = root.page;
@@ -527,7 +826,6 @@ public final class TreeEditor {
             long child = Node.child(page, 0);
             long childRevision = Node.childRevision(page, 0);
             w.free(pageNo, revision, 1);
-            root.branchPages--;
             root.depth--;
             root.page = child;
             root.revision = childRevision;

@@ -35,6 +35,37 @@ public final class TreeReader {
         return pos < 0 ? 0 : leaf + Node.entry(leaf, pos);
     }
 
+    /**
+     * Number of keys smaller than {@code key} (or smaller or equal, if {@code inclusive}), in
+     * O(depth) from the entry counts in branch pages.
+     */
+    public static long rank(PageReader r, TreeRoot root, Object keyBase, long keyOff, int keyLen, boolean inclusive) {
+        if (root.depth == 0) {
+            return 0;
+        }
+        if (root.depth > TreeLimits.MAX_DEPTH) {
+            throw new CorruptionException(root.page, "tree depth " + root.depth + " exceeds " + TreeLimits.MAX_DEPTH);
+        }
+        long pageNo = root.page;
+        long revision = root.revision;
+        long below = 0;
+        for (int level = root.depth - 1; level > 0; level--) {
+            long branch = r.page(pageNo, revision, PageHeader.TYPE_BRANCH);
+            if (Node.level(branch) != level) {
+                TreeEditor.checkLevel(branch, pageNo, level);
+            }
+            int i = Node.searchBranch(branch, keyBase, keyOff, keyLen);
+            for (int j = 0; j < i; j++) {
+                below += Node.childCount(branch, j);
+            }
+            pageNo = Node.child(branch, i);
+            revision = Node.childRevision(branch, i);
+        }
+        long leaf = r.page(pageNo, revision, PageHeader.TYPE_LEAF);
+        int pos = Node.searchLeaf(leaf, keyBase, keyOff, keyLen);
+        return below + (pos >= 0 ? pos + (inclusive ? 1 : 0) : -pos - 1);
+    }
+
     /** Length of the key of a leaf entry. */
     public static int keyLength(long entry) {
         return org.agrona.UnsafeApi.getShort(entry) & 0xFFFF;

@@ -46,8 +46,8 @@ class TreeEditorModelTest {
         assertEquals(100_000, root.entries);
         // 16-byte keys, 100-byte values: 122 bytes per entry with its slot, 33 per page when full.
         long minimumLeaves = 100_000 / 33;
-        assertTrue(root.leafPages < minimumLeaves * 1.05, "leaves " + root.leafPages + " for " + minimumLeaves
-                + " full ones");
+        long leaves = countPages(pages, root)[0];
+        assertTrue(leaves < minimumLeaves * 1.05, "leaves " + leaves + " for " + minimumLeaves + " full ones");
     }
 
     private void run(long seed, int pageSize, int operations) {
@@ -116,8 +116,8 @@ class TreeEditorModelTest {
             ok = cursor.prev();
         }
         assertFalse(ok, where);
-        long pagesInTree = root.leafPages + root.branchPages + root.overflowPages;
-        assertEquals(pages.pagesInUse(), pagesInTree, where + ": page accounting");
+        long[] counted = countPages(pages, root);
+        assertEquals(pages.pagesInUse(), counted[0] + counted[1] + counted[2], where + ": page accounting");
         TreeWalker.walk(pages, root, -1, new TreeWalker.Visitor() {
             @Override
             public void node(long pageNo, long revision, long address, int level) {
@@ -136,6 +136,23 @@ class TreeEditorModelTest {
             public void overflow(long pageNo, long revision, long address) {
             }
         });
+    }
+
+    /** Leaf, branch and overflow pages of a tree, by walking it. */
+    static long[] countPages(FakePages pages, TreeRoot root) {
+        long[] counts = new long[3];
+        TreeWalker.walk(pages, root, -1, new TreeWalker.Visitor() {
+            @Override
+            public void node(long pageNo, long revision, long address, int level) {
+                counts[level == 0 ? 0 : 1]++;
+            }
+
+            @Override
+            public void overflow(long pageNo, long revision, long address) {
+                counts[2] += PageValidator.overflowPages(address);
+            }
+        });
+        return counts;
     }
 
     private static long sumBelow(FakePages pages, long pageNo, long revision, int level) {

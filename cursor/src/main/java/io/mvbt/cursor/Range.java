@@ -92,6 +92,47 @@ public final class Range implements Iterable<KeyValue> {
         return reversed;
     }
 
+    /** Entries in the range, in O(log n) from the counts that branch pages keep. */
+    public long count() {
+        return Math.max(0, upperRank() - lowerRank());
+    }
+
+    /** Index in the tree of the first entry of the range (ascending). */
+    private long lowerRank() {
+        return lower == null ? 0 : view.rank(tree, lower, !lowerInclusive);
+    }
+
+    /** Index in the tree one past the last entry of the range (ascending). */
+    private long upperRank() {
+        return upper == null ? view.count(tree) : view.rank(tree, upper, upperInclusive);
+    }
+
+    /**
+     * Up to {@code limit} entries starting {@code offset} entries into the range, in the range's
+     * direction: a paged result ("entries 10,001 to 10,050") in O(log n + limit), without walking
+     * the entries skipped.
+     */
+    public java.util.List<KeyValue> page(long offset, int limit) {
+        if (offset < 0 || limit < 0) {
+            throw new IllegalArgumentException("offset and limit must not be negative");
+        }
+        long first = lowerRank();
+        long end = upperRank();
+        java.util.List<KeyValue> out = new java.util.ArrayList<>(Math.min(limit, 1024));
+        long start = reversed ? end - 1 - offset : first + offset;
+        if (start < first || start >= end) {
+            return out;
+        }
+        try (io.mvbt.revisions.Cursor c = view.cursor(tree)) {
+            boolean ok = c.seekPosition(start);
+            for (long at = start; ok && out.size() < limit && at >= first && at < end; at += reversed ? -1 : 1) {
+                out.add(new KeyValue(c.keyBytes(), c.valueBytes()));
+                ok = reversed ? c.prev() : c.next();
+            }
+        }
+        return out;
+    }
+
     /** A cursor over the range, without copying; close it when done. */
     public RangeCursor cursor() {
         return new RangeCursor(this, view.cursor(tree));

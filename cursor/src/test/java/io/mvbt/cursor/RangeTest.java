@@ -88,6 +88,14 @@ class RangeTest {
             try (var stream = range.stream()) {
                 assertEquals(actual, stream.limit(want.size() + 1).collect(Collectors.toList()));
             }
+            assertEquals(want.size(), range.count(), "count of range " + r);
+            long offset = want.isEmpty() ? 0 : random.nextInt(want.size() + 2);
+            int limit = random.nextInt(60);
+            List<KeyValue> page = range.page(offset, limit);
+            assertEquals(Math.max(0, Math.min(limit, want.size() - offset)), page.size(), "page of range " + r);
+            for (int i = 0; i < page.size(); i++) {
+                assertArrayEquals(want.get((int) offset + i).getKey(), page.get(i).key(), "paged key " + i);
+            }
             try (RangeCursor c = range.cursor()) {
                 int n = 0;
                 while (c.next()) {

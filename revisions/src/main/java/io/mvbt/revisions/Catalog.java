@@ -15,7 +15,7 @@ import io.mvbt.btree.TreeRoot;
 
 /**
  * The catalog: a B+tree from tree name (UTF-8) to the tree's {@link TreeRoot} ({@value TreeRoot#BYTES}
- * bytes). Its own root lives in the meta page. Creating or dropping a tree is an edit of the
+ * bytes). Names starting with NUL are internal trees (the {@link Garbage} list). Its own root lives in the meta page. Creating or dropping a tree is an edit of the
  * catalog, so it commits (or aborts) atomically with the data.
  */
 final class Catalog {
@@ -51,13 +51,21 @@ final class Catalog {
         editor.delete(w, catalog, key, BYTE_BASE, key.length);
     }
 
-    /** Names and roots of every tree, in name order. */
+    /** Names and roots of every user tree, in name order. */
     static List<Entry> list(PageReader r, TreeRoot catalog) {
+        return list(r, catalog, false);
+    }
+
+    /** Names and roots of every tree, with internal ones (names starting with NUL) if asked. */
+    static List<Entry> list(PageReader r, TreeRoot catalog, boolean internal) {
         List<Entry> out = new ArrayList<>();
         TreeCursor c = new TreeCursor().reset(r, catalog);
         for (boolean ok = c.first(); ok; ok = c.next()) {
             byte[] name = new byte[c.keyLength()];
             UnsafeApi.copyMemory(null, c.keyAddress(), name, BYTE_BASE, name.length);
+            if (!internal && name.length > 0 && name[0] == 0) {
+                continue;
+            }
             out.add(new Entry(new String(name, StandardCharsets.UTF_8), read(r, c.entryAddress())));
         }
         return out;

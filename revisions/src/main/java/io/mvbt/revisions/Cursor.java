@@ -124,6 +124,27 @@ public final class Cursor implements AutoCloseable {
         return landed(cursor.seekFloor(key, 0, key.capacity()));
     }
 
+    /**
+     * Moves to the entry at index {@code position} of the tree (0-based, in key order) in O(log n),
+     * without walking the entries before it.
+     */
+    public boolean seekPosition(long position) {
+        ready();
+        return landed(cursor.seekPosition(position));
+    }
+
+    /** Index of the current entry in the tree (0-based, in key order), in O(log n). */
+    public long position() {
+        checkOnEntry();
+        return cursor.position();
+    }
+
+    /** Moves {@code entries} forward (or back, if negative) in O(log n); false if that leaves the tree. */
+    public boolean skip(long entries) {
+        long target = position() + entries;
+        return seekPosition(target);
+    }
+
     public boolean next() {
         ready();
         if (between) {

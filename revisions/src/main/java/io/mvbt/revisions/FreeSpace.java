@@ -42,6 +42,10 @@ final class FreeSpace {
     private int hotSize;
     private final PendingPages.Sink releaseSink = this::release;
     private long pagesWritten;
+    /** Pages the running transaction allocated (and so wrote). */
+    private long transactionPages;
+    /** Pages the last committed transaction wrote. */
+    private long lastCommitPages;
 
     FreeSpace(PageStore store) {
         this.store = store;
@@ -78,6 +82,7 @@ final class FreeSpace {
         }
         allocated.addLong(page);
         allocated.addLong(pages);
+        transactionPages += pages;
         if (lowest) {
             // A page from the cold pool: newly dirty since the last checkpoint, what checkpoints pace by.
             pagesWritten += pages;
@@ -179,6 +184,7 @@ final class FreeSpace {
      * @param held held revisions ascending (snapshots, the durable revision), {@code n} of them
      */
     void published(long revision, long[] held, int n) {
+        lastCommitPages = transactionPages;
         long holder = PendingPages.floorBelow(held, n, revision);
         for (int i = 0; i < freed.size(); i += 3) {
             long page = freed.getLong(i);
@@ -212,8 +218,14 @@ final class FreeSpace {
 
     private void end() {
         transaction = -1;
+        transactionPages = 0;
         allocated.clear();
         freed.clear();
+    }
+
+    /** Pages the last committed transaction wrote (allocated). */
+    long lastCommitPages() {
+        return lastCommitPages;
     }
 
     /** Pages newly dirtied (not reused hot) since the last call, for checkpoint pacing. */

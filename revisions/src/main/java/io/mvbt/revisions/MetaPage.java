@@ -30,11 +30,11 @@ import io.mvbt.pagestore.PageStore;
  *  56 u64 bootHigh, 64 u64 bootLow   the boot this meta was written in
  *  72 u64 pageCount
  *  80 u64 commitMillis
- *  88 56 bytes catalog root (page, revision, entries, depth, leaf/branch/overflow pages)
- * 144 u64 freeMapRoot, 152 u64 freeMapRevision, 160 u32 freeMapHeight
- * 164 u32 flipCount
- * 168 u64 storeId         random at creation; seeds every page checksum
- * 176 u64 flips[flipCount] pages whose in-use bit differs from the free map
+ *  88 32 bytes catalog root (page, revision, entries, depth)
+ * 120 u64 freeMapRoot, 128 u64 freeMapRevision, 136 u32 freeMapHeight
+ * 140 u32 flipCount
+ * 144 u64 storeId         random at creation; seeds every page checksum
+ * 152 u64 flips[flipCount] pages whose in-use bit differs from the free map
  * </pre>
  */
 final class MetaPage {
@@ -57,12 +57,12 @@ final class MetaPage {
     static final int PAGE_COUNT = 72;
     static final int COMMIT_MILLIS = 80;
     static final int CATALOG = 88;
-    static final int FREE_ROOT = 144;
-    static final int FREE_REVISION = 152;
-    static final int FREE_HEIGHT = 160;
-    static final int FLIP_COUNT = 164;
-    static final int STORE_ID = 168;
-    static final int FLIPS = 176;
+    static final int FREE_ROOT = 120;
+    static final int FREE_REVISION = 128;
+    static final int FREE_HEIGHT = 136;
+    static final int FLIP_COUNT = 140;
+    static final int STORE_ID = 144;
+    static final int FLIPS = 152;
 
     /** What a meta slot says. */
     static final class Record {

@@ -36,9 +36,18 @@ public interface ReadView {
     /** Entries in the tree, in O(1). */
     long count(Tree tree);
 
+    /**
+     * Number of keys smaller than {@code key} ({@code inclusive}: smaller or equal), in O(log n)
+     * from the entry counts that branch pages keep.
+     */
+    long rank(Tree tree, byte[] key, boolean inclusive);
+
+    /** Number of keys in [from, to), in O(log n). */
+    long countRange(Tree tree, byte[] from, byte[] to);
+
     /** A cursor over the tree; close it (or its view) when done. */
     Cursor cursor(Tree tree);
 
-    /** Statistics of one tree; walks its leaves to measure fill. */
+    /** Statistics of one tree; walks its pages to count them and measure fill (O(pages)). */
     TreeStats treeStats(Tree tree);
 }

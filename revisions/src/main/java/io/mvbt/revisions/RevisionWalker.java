@@ -34,11 +34,27 @@ final class RevisionWalker {
         };
         TreeWalker.walk(r, catalog, since, nodes);
         if (catalog.depth > 0 && catalog.revision > since) {
-            for (Catalog.Entry e : Catalog.list(r, catalog)) {
+            for (Catalog.Entry e : Catalog.list(r, catalog, true)) {
                 TreeWalker.walk(r, e.root, since, nodes);
+                if (e.name.equals(Garbage.NAME)) {
+                    forEachDetached(r, e.root, root -> TreeWalker.walk(r, root, since, nodes));
+                }
             }
         }
         freeMap.walk(r, since, (pageNo, revision, type, address) -> visitor.page(pageNo, revision, type, address, 1));
+    }
+
+    /** Calls {@code action} with the root of every detached subtree listed in a garbage tree. */
+    static void forEachDetached(PageReader r, TreeRoot garbage, java.util.function.Consumer<TreeRoot> action) {
+        io.mvbt.btree.TreeCursor c = new io.mvbt.btree.TreeCursor().reset(r, garbage);
+        for (boolean ok = c.first(); ok; ok = c.next()) {
+            long[] record = Garbage.read(io.mvbt.btree.TreeReader.valueAddress(c.entryAddress()));
+            TreeRoot subtree = new TreeRoot();
+            subtree.page = record[0];
+            subtree.revision = record[1];
+            subtree.depth = (int) record[2] + 1;
+            action.accept(subtree);
+        }
     }
 
     /** The free map of a revision, as a walkable object. */

@@ -73,6 +73,8 @@ public final class Store implements AutoCloseable {
     private final Semaphore writer = new Semaphore(1);
     private final ConcurrentHashMap<String, Tree> trees = new ConcurrentHashMap<>();
     private final AtomicInteger treeIds = new AtomicInteger();
+    /** The internal tree listing detached subtrees not yet freed. */
+    private final Tree garbageTree = new Tree(Garbage.NAME, treeIds.getAndIncrement(), true);
     private final Checkpointer checkpointer;
     private volatile Revision latest;
     private volatile long durableRevision;
@@ -210,6 +212,10 @@ public final class Store implements AutoCloseable {
 
     int treeCount() {
         return treeIds.get();
+    }
+
+    Tree garbageTree() {
+        return garbageTree;
     }
 
     /** The root of {@code tree} in revision {@code r}, or {@link Revision#ABSENT}; cached per revision. */
@@ -545,7 +551,8 @@ public final class Store implements AutoCloseable {
         long[] readers = registry.summary();
         long age = readers[2] < 0 ? -1 : Math.max(0, System.currentTimeMillis() - readers[2]);
         return new StoreStats(latest.revision, durableRevision, readers[0], readers[1], age, pages.pageSize(),
-                pages.pageCount(), space.inUse.cardinality(), space.reusable.cardinality(), space.pending.pages());
+                pages.pageCount(), space.inUse.cardinality(), space.reusable.cardinality(), space.pending.pages(),
+                space.lastCommitPages());
     }
 
     /**

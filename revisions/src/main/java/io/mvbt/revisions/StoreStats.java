@@ -13,8 +13,9 @@ package io.mvbt.revisions;
  * @param pagesFree pages that may be reused now
  * @param pagesWaitingForReaders pages freed but maybe visible to an open snapshot or needed by the
  *     last durable revision
+ * @param lastCommitPages pages the last commit wrote
  */
 public record StoreStats(long revision, long durableRevision, long openSnapshots, long oldestSnapshotRevision,
         long oldestSnapshotAgeMillis, int pageSize, long pagesInFile, long pagesInUse, long pagesFree,
-        long pagesWaitingForReaders) {
+        long pagesWaitingForReaders, long lastCommitPages) {
 }

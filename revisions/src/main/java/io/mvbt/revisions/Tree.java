@@ -16,10 +16,15 @@ public final class Tree {
     private final int id;
 
     Tree(String name, int id) {
+        this(name, id, false);
+    }
+
+    /** Internal trees (the garbage list) have names starting with NUL, which users cannot choose. */
+    Tree(String name, int id, boolean internal) {
         this.name = name;
         this.key = name.getBytes(StandardCharsets.UTF_8);
         this.id = id;
-        if (name.isEmpty() || key.length > MAX_NAME_BYTES || name.charAt(0) == 0) {
+        if (name.isEmpty() || key.length > MAX_NAME_BYTES || (name.charAt(0) == 0) != internal) {
             throw new IllegalArgumentException("a tree name is 1 to " + MAX_NAME_BYTES
                     + " UTF-8 bytes and does not start with NUL: '" + name + "'");
         }

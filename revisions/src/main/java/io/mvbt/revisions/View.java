@@ -133,26 +133,42 @@ abstract class View implements ReadView {
     }
 
     @Override
+    public long rank(Tree tree, byte[] key, boolean inclusive) {
+        checkUsable();
+        checkKey(key.length);
+        return TreeReader.rank(reader(), existingRoot(tree), key, BYTE_BASE, key.length, inclusive);
+    }
+
+    @Override
+    public long countRange(Tree tree, byte[] from, byte[] to) {
+        return Math.max(0, rank(tree, to, false) - rank(tree, from, false));
+    }
+
+    @Override
     public TreeStats treeStats(Tree tree) {
         checkUsable();
         TreeRoot root = existingRoot(tree);
         int pageSize = store.limits().pageSize;
-        long[] used = new long[1];
+        // used bytes of leaves, leaves, branches, overflow pages
+        long[] counts = new long[4];
         TreeWalker.walk(reader(), root, -1, new TreeWalker.Visitor() {
             @Override
             public void node(long pageNo, long revision, long address, int level) {
                 if (level == 0) {
-                    used[0] += Node.usedBytes(address, pageSize);
+                    counts[0] += Node.usedBytes(address, pageSize);
+                    counts[1]++;
+                } else {
+                    counts[2]++;
                 }
             }
 
             @Override
             public void overflow(long pageNo, long revision, long address) {
-                // Overflow pages are counted in the root.
+                counts[3] += io.mvbt.btree.PageValidator.overflowPages(address);
             }
         });
-        double capacity = (double) root.leafPages * store.limits().usable;
-        return new TreeStats(tree.name(), root.entries, root.depth, root.branchPages, root.leafPages,
-                root.overflowPages, capacity == 0 ? 0 : used[0] / capacity);
+        double capacity = (double) counts[1] * store.limits().usable;
+        return new TreeStats(tree.name(), root.entries, root.depth, counts[2], counts[1], counts[3],
+                capacity == 0 ? 0 : counts[0] / capacity);
     }
 }

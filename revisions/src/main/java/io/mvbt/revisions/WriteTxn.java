@@ -23,6 +23,9 @@ public final class WriteTxn extends View implements AutoCloseable {
     private final TreeRoot catalog;
     private final Scratch scratch;
     private List<Cursor> cursors;
+    private Garbage garbage;
+    private BulkLoad load;
+    private RuntimeException poisoned;
     private boolean finished;
 
     /** The transaction's view of one tree; owned by the store and reused by later transactions. */
@@ -101,6 +104,9 @@ public final class WriteTxn extends View implements AutoCloseable {
     @Override
     TreeRoot rootOf(Tree tree) {
         TreeState state = state(tree);
+        if (load != null && load.tree() == tree) {
+            throw new IllegalStateException("a bulk load into '" + tree.name() + "' is open: close it first");
+        }
         return state.exists ? state.root : Revision.ABSENT;
     }
 
@@ -127,7 +133,44 @@ public final class WriteTxn extends View implements AutoCloseable {
         if (!state.exists) {
             throw new TreeNotFoundException("there is no tree '" + tree.name() + "'");
         }
+        if (load != null && load.tree() == tree) {
+            throw new IllegalStateException("a bulk load into '" + tree.name() + "' is open: close it first");
+        }
         return state;
+    }
+
+    /**
+     * Starts a sorted bulk load into {@code tree}, filling pages to {@code fill} (0 to 1; 1 for
+     * read-mostly data, lower to leave room for later inserts). One load at a time.
+     */
+    public BulkLoad bulkLoad(Tree tree, double fill) {
+        checkUsable();
+        TreeState state = existing(tree);
+        if (load != null) {
+            throw new IllegalStateException("a bulk load into '" + load.tree().name() + "' is open");
+        }
+        changing();
+        state.dirty = true;
+        load = new BulkLoad(this, tree, editor.loader(pages, state.root, fill));
+        return load;
+    }
+
+    /** A sorted bulk load with pages filled completely. */
+    public BulkLoad bulkLoad(Tree tree) {
+        return bulkLoad(tree, 1.0);
+    }
+
+    void loadEnded(BulkLoad ended) {
+        if (load == ended) {
+            load = null;
+        }
+    }
+
+    /** After a failure that left a tree half-changed: the transaction may only be aborted. */
+    void poison(RuntimeException cause) {
+        if (poisoned == null) {
+            poisoned = cause;
+        }
     }
 
     private void changing() {
@@ -160,7 +203,10 @@ public final class WriteTxn extends View implements AutoCloseable {
         return state(tree).exists ? tree : createTree(name);
     }
 
-    /** Drops a tree and frees its pages; returns false if there was no such tree. */
+    /**
+     * Drops a tree; returns false if there was no such tree. O(1): its pages are freed over the
+     * following commits.
+     */
     public boolean dropTree(Tree tree) {
         checkUsable();
         TreeState state = state(tree);
@@ -168,11 +214,54 @@ public final class WriteTxn extends View implements AutoCloseable {
             return false;
         }
         changing();
-        editor.freeAll(pages, state.root);
+        editor.detachAll(state.root, garbage());
         state.exists = false;
         state.dirty = true;
         return true;
     }
+
+    /**
+     * Deletes every key in [from, to) and returns how many there were; {@code from == to} deletes
+     * nothing. The work is proportional to the tree's depth and the two boundary pages, not to the
+     * keys deleted: whole subtrees in between are cut off and their pages freed over the following
+     * commits. Afterwards reads cost what they cost on a tree that never held the keys.
+     */
+    public long deleteRange(Tree tree, byte[] from, byte[] to) {
+        checkUsable();
+        checkKey(from.length);
+        checkKey(to.length);
+        int order = io.mvbt.btree.Keys.compare(from, to);
+        if (order > 0) {
+            throw new IllegalArgumentException("range start sorts after its end");
+        }
+        TreeState state = existing(tree);
+        // An empty range changes nothing: the counts in branch pages tell it in O(log n).
+        if (order == 0 || io.mvbt.btree.TreeReader.rank(pages, state.root, to, BYTE_BASE, to.length, false)
+                == io.mvbt.btree.TreeReader.rank(pages, state.root, from, BYTE_BASE, from.length, false)) {
+            return 0;
+        }
+        changing();
+        state.dirty = true;
+        return editor.deleteRange(pages, state.root, from, BYTE_BASE, from.length, to, BYTE_BASE, to.length,
+                garbage());
+    }
+
+    /** The list of detached subtrees, created on first use. */
+    private Garbage garbage() {
+        if (garbage == null) {
+            TreeState state = state(store.garbageTree());
+            if (!state.exists) {
+                state.exists = true;
+                state.root.clear();
+            }
+            state.dirty = true;
+            garbage = new Garbage(editor, pages, state.root);
+        }
+        return garbage;
+    }
+
+    /** Pages of detached subtrees freed per commit. */
+    private static final long RECLAIM_PER_COMMIT = 64;
 
     /** Stores {@code value} under {@code key}, replacing any value; returns true if the key is new. */
     public boolean put(Tree tree, byte[] key, byte[] value) {
@@ -238,8 +327,18 @@ public final class WriteTxn extends View implements AutoCloseable {
     /** Publishes the transaction's writes as one new revision, durable as {@code durability} says. */
     public void commit(Durability durability) {
         checkUsable();
+        if (poisoned != null) {
+            throw new IllegalStateException("the transaction failed (" + poisoned.getMessage()
+                    + ") and can only be aborted", poisoned);
+        }
+        if (load != null) {
+            load.close();
+        }
         boolean done = false;
         try {
+            if (garbage != null || store.rootOf(base, store.garbageTree()).entries > 0) {
+                garbage().reclaim(RECLAIM_PER_COMMIT);
+            }
             TreeRoot[] roots = Arrays.copyOf(base.roots, Math.max(base.roots.length, store.treeCount()));
             for (TreeState state : scratch.states) {
                 if (state == null || state.revision != revision || !state.dirty) {

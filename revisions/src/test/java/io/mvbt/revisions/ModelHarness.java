@@ -25,8 +25,8 @@ import java.util.TreeMap;
  */
 final class ModelHarness {
     enum Kind {
-        PUT, DELETE, DELETE_RUN, COMMIT_SYNC, COMMIT_NORMAL, ABORT, OPEN_SNAPSHOT, CLOSE_SNAPSHOT, CHECK_SNAPSHOT,
-        CURSOR_WALK, CREATE_TREE, DROP_TREE, REOPEN, CHECK_STORE
+        PUT, DELETE, DELETE_RUN, DELETE_RANGE, BULK_LOAD, COMMIT_SYNC, COMMIT_NORMAL, ABORT, OPEN_SNAPSHOT,
+        CLOSE_SNAPSHOT, CHECK_SNAPSHOT, CURSOR_WALK, CREATE_TREE, DROP_TREE, REOPEN, CHECK_STORE
     }
 
     /** One operation with its random choices. */
@@ -83,6 +83,10 @@ final class ModelHarness {
                 kind = file ? Kind.REOPEN : Kind.CHECK_STORE;
             } else if (x < 945) {
                 kind = Kind.CHECK_STORE;
+            } else if (x < 965) {
+                kind = Kind.DELETE_RANGE;
+            } else if (x < 975) {
+                kind = Kind.BULK_LOAD;
             } else {
                 kind = Kind.PUT;
             }
@@ -282,6 +286,68 @@ final class ModelHarness {
                         it.remove();
                     }
                 }
+                case DELETE_RANGE -> {
+                    WriteTxn t = txn();
+                    TreeMap<byte[], byte[]> m = working.get(name);
+                    if (m == null) {
+                        return;
+                    }
+                    // Empty ranges, single keys, runs within a leaf, whole subtrees, the whole tree.
+                    byte[] from = key(op.key());
+                    byte[] to;
+                    int shape = op.pick() % 7;
+                    if (shape == 0) {
+                        to = from;
+                    } else if (shape == 1 && m.higherKey(from) != null) {
+                        to = m.higherKey(from);
+                    } else if (shape == 2) {
+                        from = new byte[0];
+                        to = new byte[] {(byte) 0xff, (byte) 0xff};
+                    } else if (shape == 3) {
+                        // A prefix of the tree: its first children go, the rest stays.
+                        to = from;
+                        from = new byte[0];
+                    } else if (shape == 4) {
+                        to = new byte[] {(byte) 0xff, (byte) 0xff};
+                    } else {
+                        to = key((op.key() + 1 + op.value() % 300) % KEYS);
+                    }
+                    if (java.util.Arrays.compareUnsigned(from, to) > 0) {
+                        byte[] swap = from;
+                        from = to;
+                        to = swap;
+                    }
+                    var range = m.subMap(from, true, to, false);
+                    long expected = range.size();
+                    long deleted = t.deleteRange(tree, from, to);
+                    expect(deleted == expected, "deleteRange removed " + deleted + ", model " + expected);
+                    range.clear();
+                }
+                case BULK_LOAD -> {
+                    WriteTxn t = txn();
+                    TreeMap<byte[], byte[]> m = working.get(name);
+                    if (m == null) {
+                        return;
+                    }
+                    // Appends ascending keys past the tree's last key ("z..." sorts after every key used).
+                    int n = 1 + op.value() % 400;
+                    String prefix = "z" + (m.isEmpty() ? "" : new String(m.lastKey()).replace('z', 'y'));
+                    byte[] last = m.isEmpty() ? null : m.lastKey();
+                    try (BulkLoad load = t.bulkLoad(tree, op.pick() % 2 == 0 ? 1.0 : 0.7)) {
+                        for (int i = 0; i < n; i++) {
+                            byte[] k = (prefix + String.format("%06d", i)).getBytes();
+                            if (last != null && java.util.Arrays.compareUnsigned(k, last) <= 0) {
+                                continue;
+                            }
+                            if (k.length > pageSize / 4) {
+                                break;
+                            }
+                            byte[] v = value((op.value() + 7 * i) % 1000, op.pick() + i);
+                            load.add(k, v);
+                            m.put(k, v);
+                        }
+                    }
+                }
                 case COMMIT_SYNC, COMMIT_NORMAL -> {
                     if (txn != null) {
                         txn.commit(op.kind() == Kind.COMMIT_SYNC ? Durability.SYNC : Durability.NORMAL);
@@ -469,6 +535,23 @@ final class ModelHarness {
                 for (int k = 0; k < KEYS; k += 37) {
                     byte[] key = key(k);
                     expect(Arrays.equals(v.get(tree, key), m.get(key)), where + ": get of key " + k);
+                    expect(v.rank(tree, key, false) == m.headMap(key, false).size(), where + ": rank of key " + k);
+                    expect(v.rank(tree, key, true) == m.headMap(key, true).size(), where + ": inclusive rank of " + k);
+                    byte[] to = key((k + 101) % KEYS);
+                    long count = Arrays.compareUnsigned(key, to) < 0 ? m.subMap(key, true, to, false).size() : 0;
+                    expect(v.countRange(tree, key, to) == count, where + ": countRange from key " + k);
+                }
+                byte[][] keys = m.keySet().toArray(new byte[0][]);
+                try (Cursor c = v.cursor(tree)) {
+                    for (int i = 0; i < keys.length; i += 1 + keys.length / 17) {
+                        expect(c.seekPosition(i), where + ": seekPosition " + i);
+                        expect(Arrays.equals(c.keyBytes(), keys[i]), where + ": key at position " + i);
+                        expect(c.position() == i, where + ": position " + i);
+                        if (i + 5 < keys.length) {
+                            expect(c.skip(5) && Arrays.equals(c.keyBytes(), keys[i + 5]), where + ": skip from " + i);
+                        }
+                    }
+                    expect(!c.seekPosition(keys.length), where + ": seekPosition past the end");
                 }
             }
         }

@@ -1,0 +1,92 @@
+package io.mvbt.revisions;
+
+import java.nio.ByteOrder;
+
+import org.agrona.UnsafeApi;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import io.mvbt.btree.Detached;
+import io.mvbt.btree.PageWriter;
+import io.mvbt.btree.TreeCursor;
+import io.mvbt.btree.TreeEditor;
+import io.mvbt.btree.TreeRoot;
+
+/**
+ * Subtrees cut off by range deletions and dropped trees, waiting to be freed. They are kept, with
+ * the data, in an internal tree of the catalog ({@value #NAME}): a record per subtree root, keyed
+ * by a sequence number. Each commit frees a bounded number of their pages ({@link #reclaim}), so a
+ * deletion of millions of keys costs its commit only the boundary pages, and the space returns
+ * over the following commits. Until freed, their pages count as in use.
+ *
+ * <pre>
+ * key:   u64 sequence (big-endian, so records sort in order of detachment)
+ * value: u64 page, u64 revision, u32 level
+ * </pre>
+ */
+final class Garbage implements Detached {
+    static final String NAME = "\0garbage";
+    static final int RECORD_BYTES = 20;
+
+    private final TreeEditor editor;
+    private final PageWriter pages;
+    private final TreeRoot root;
+    private final UnsafeBuffer key = new UnsafeBuffer(new byte[8]);
+    private final UnsafeBuffer record = new UnsafeBuffer(new byte[RECORD_BYTES]);
+    private final TreeCursor cursor = new TreeCursor();
+    private long nextSequence = -1;
+    private boolean changed;
+
+    Garbage(TreeEditor editor, PageWriter pages, TreeRoot root) {
+        this.editor = editor;
+        this.pages = pages;
+        this.root = root;
+    }
+
+    /** Whether a record was added or removed. */
+    boolean changed() {
+        return changed;
+    }
+
+    @Override
+    public void detach(long pageNo, long revision, int level) {
+        if (nextSequence < 0) {
+            cursor.reset(pages, root);
+            nextSequence = cursor.last() ? sequenceAt(cursor) + 1 : 0;
+        }
+        key.putLong(0, nextSequence++, ByteOrder.BIG_ENDIAN);
+        record.putLong(0, pageNo);
+        record.putLong(8, revision);
+        record.putInt(16, level);
+        editor.put(pages, root, key.byteArray(), key.addressOffset(), 8, record.byteArray(), record.addressOffset(),
+                RECORD_BYTES);
+        changed = true;
+    }
+
+    /** Frees up to about {@code budget} pages of detached subtrees, oldest first; returns the pages freed. */
+    long reclaim(long budget) {
+        long freed = 0;
+        while (freed < budget && !root.isEmpty()) {
+            cursor.reset(pages, root);
+            cursor.first();
+            long address = cursor.entryAddress();
+            long value = io.mvbt.btree.TreeReader.valueAddress(address);
+            long pageNo = UnsafeApi.getLong(value);
+            long revision = UnsafeApi.getLong(value + 8);
+            int level = UnsafeApi.getInt(value + 16);
+            UnsafeApi.copyMemory(null, cursor.keyAddress(), key.byteArray(), key.addressOffset(), 8);
+            editor.delete(pages, root, key.byteArray(), key.addressOffset(), 8);
+            changed = true;
+            freed += editor.reclaimStep(pages, pageNo, revision, level, this);
+        }
+        return freed;
+    }
+
+    private static long sequenceAt(TreeCursor cursor) {
+        return Long.reverseBytes(UnsafeApi.getLong(cursor.keyAddress()));
+    }
+
+    /** Reads a record at a value address: page, revision, level. */
+    static long[] read(long value) {
+        return new long[] {UnsafeApi.getLong(value), UnsafeApi.getLong(value + 8), UnsafeApi.getInt(value + 16)};
+    }
+}
