@@ -33,13 +33,16 @@ final class FreeSpace {
     /** Lowest page that may be reusable: every reusable page is at or above it. */
     private long hint = PageStore.META_SLOTS;
     /**
-     * Recently freed single pages, reused first (last in, first out). They were written moments
-     * ago, so they are in the CPU cache and, for a mapped file, still mapped writable: a store to
-     * a page cleaned by writeback costs a write fault, to a recently written one nothing.
+     * Single pages freed since the last checkpoint, reused first (last in, first out). They were
+     * written since the checkpoint, so for a mapped file they are still dirty and mapped writable:
+     * a store to a page that writeback has cleaned costs a write fault (several microseconds here),
+     * to a dirty one nothing. A batch that rewrites a thousand leaves frees a thousand such pages,
+     * hence the size; a checkpoint cleans them all, and {@link #checkpointed} forgets them.
      */
-    private final long[] hot = new long[256];
+    private long[] hot = new long[1024];
     private int hotTop;
     private int hotSize;
+    private static final int MAX_HOT = 1 << 20;
     private final PendingPages.Sink releaseSink = this::release;
     private long pagesWritten;
     /** Pages the running transaction allocated (and so wrote). */
@@ -103,9 +106,23 @@ final class FreeSpace {
     }
 
     private void pushHot(long page) {
+        if (hotSize == hot.length && hot.length < MAX_HOT) {
+            // Unroll the ring into a larger one, oldest first.
+            long[] larger = new long[hot.length * 2];
+            for (int i = 0; i < hotSize; i++) {
+                larger[i] = hot[(hotTop + i) & (hot.length - 1)];
+            }
+            hot = larger;
+            hotTop = hotSize;
+        }
         hot[hotTop] = page;
         hotTop = (hotTop + 1) & (hot.length - 1);
         hotSize = Math.min(hotSize + 1, hot.length);
+    }
+
+    /** A checkpoint wrote every page back: none is still dirty, so the hot pages are forgotten. */
+    void checkpointed() {
+        hotSize = 0;
     }
 
     /**

@@ -78,6 +78,10 @@ public final class Store implements AutoCloseable {
     private final Checkpointer checkpointer;
     private volatile Revision latest;
     private volatile long durableRevision;
+    /** Counts checkpoints, so that the writer learns that its hot pages were cleaned. */
+    private volatile long checkpoints;
+    /** The value of {@link #checkpoints} the writer last saw (writer-owned). */
+    private long checkpointsSeen;
     private volatile boolean closed;
     private volatile Throwable failure;
     /** Held revisions, collected by the writer (writer-owned scratch). */
@@ -289,6 +293,11 @@ public final class Store implements AutoCloseable {
         }
         try {
             checkWritable();
+            long done = checkpoints;
+            if (done != checkpointsSeen) {
+                checkpointsSeen = done;
+                space.checkpointed();
+            }
             int n = collectHolders();
             space.releasePending(held, n);
             return new WriteTxn(this, latest, txnPages, editor, txnScratch);
@@ -447,6 +456,7 @@ public final class Store implements AutoCloseable {
                     slots.setDurable(pending);
                     slots.setPending(-1);
                     durableRevision = h.revision;
+                    checkpoints++;
                 } finally {
                     metaLock.unlock();
                 }
