@@ -1,7 +1,5 @@
 package io.mvbt.bench.peers;
 
-import java.util.Arrays;
-
 import org.agrona.DirectBuffer;
 
 /** Unsigned lexicographic comparison, the key order of every store under test. */
@@ -18,9 +16,5 @@ final class Bytes {
             }
         }
         return a.capacity() - b.capacity();
-    }
-
-    static int compare(byte[] a, byte[] b) {
-        return Arrays.compareUnsigned(a, b);
     }
 }
