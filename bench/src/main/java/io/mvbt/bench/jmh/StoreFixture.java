@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 
 import io.mvbt.bench.Disk;
 import io.mvbt.bench.Permutation;
@@ -27,8 +26,8 @@ final class StoreFixture implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        store = Store.open(dir.resolve("mvbt.db"), StoreOptions.defaults().durability(Durability.NORMAL)
-                .checkpointInterval(Duration.ofSeconds(1)));
+        // The engine's checkpoint defaults, as a user gets them.
+        store = Store.open(dir.resolve("mvbt.db"), StoreOptions.defaults().durability(Durability.NORMAL));
         tree = store.tree("bench");
         Workload w = new Workload();
         Permutation order = new Permutation(entries, Workload.SEED);
