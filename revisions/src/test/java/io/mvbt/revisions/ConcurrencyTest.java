@@ -97,6 +97,77 @@ class ConcurrencyTest {
         }
     }
 
+    /**
+     * Readers on fresh snapshots (a new one every 100 lookups) while one writer overwrites random
+     * keys, one commit each, on a file store that checkpoints every 20 ms: pages are freed, pinned,
+     * released and reused all the time, and no reader may ever see a reused page.
+     */
+    @Test
+    void freshSnapshotsNeverSeeReusedPages() throws Exception {
+        try (Store store = Store.open(dir.resolve("reuse.mvbt"), StoreOptions.defaults().durability(Durability.NORMAL)
+                .checkpointInterval(java.time.Duration.ofMillis(20)))) {
+            Tree t;
+            int keys = 20_000;
+            try (WriteTxn tx = store.beginWrite()) {
+                t = tx.createTree("t");
+                for (int i = 0; i < keys; i++) {
+                    tx.put(t, key(i), valueFor(i, 0));
+                }
+                tx.commit();
+            }
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            AtomicLong reads = new AtomicLong();
+            List<Thread> readers = new ArrayList<>();
+            for (int r = 0; r < 2; r++) {
+                long seed = r;
+                Thread reader = new Thread(() -> {
+                    java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+                    try {
+                        while (!stop.get()) {
+                            try (Snapshot s = store.beginRead()) {
+                                for (int n = 0; n < 100; n++) {
+                                    int i = random.nextInt(keys);
+                                    byte[] v = s.get(t, key(i));
+                                    if (v == null || ByteBuffer.wrap(v).getInt() != i) {
+                                        throw new AssertionError("key " + i + " read " + (v == null ? "nothing" : "a value of "
+                                                + ByteBuffer.wrap(v).getInt()));
+                                    }
+                                }
+                                reads.addAndGet(100);
+                            }
+                        }
+                    } catch (Throwable e) {
+                        failure.compareAndSet(null, e);
+                    }
+                });
+                readers.add(reader);
+                reader.start();
+            }
+            java.util.SplittableRandom random = new java.util.SplittableRandom(9);
+            for (int c = 1; c <= 30_000 && failure.get() == null; c++) {
+                try (WriteTxn tx = store.beginWrite()) {
+                    int i = random.nextInt(keys);
+                    tx.put(t, key(i), valueFor(i, c));
+                    tx.commit();
+                }
+            }
+            stop.set(true);
+            for (Thread reader : readers) {
+                reader.join();
+            }
+            if (failure.get() != null) {
+                throw new AssertionError(failure.get());
+            }
+            assertTrue(reads.get() > 0);
+            store.check().throwIfDamaged();
+        }
+    }
+
+    private static byte[] valueFor(int key, int commit) {
+        return ByteBuffer.allocate(100).putInt(key).putInt(commit).array();
+    }
+
     private static void writeAll(WriteTxn tx, Tree t, long commit) {
         byte[] v = ByteBuffer.allocate(100).putLong(commit).array();
         for (int i = 0; i < KEYS; i++) {
