@@ -10,10 +10,16 @@ import org.agrona.UnsafeApi;
  * <pre>
  * 24  u32 contentStart  lowest offset of entry bytes (entries grow down from the page end)
  * 28  u8  level         0 for leaves, parent = child + 1
- * 29  u8  reserved
+ * 29  u8  prefixLength  0 to 12: every key of the page (but a branch's first) starts with these bytes
  * 30  u16 garbage       bytes of removed entries not yet compacted away
- * 32  u16 slots[count]  offsets of the entries, in key order
+ * 32  12 bytes prefix   the common prefix, zero-padded
+ * 44  slots[count]      6 bytes each, in key order: u16 entry offset, u32 hint
  * </pre>
+ *
+ * The hint of a key is the 4 bytes after the page prefix (zero-padded), as an unsigned big-endian
+ * number: a smaller hint means a smaller key, so a binary search compares hints in the slot array
+ * (a few adjacent cache lines) and reads a key only when hints are equal. Without hints every probe
+ * reads a key somewhere else in the page, one cache miss each.
  *
  * A leaf entry is {@code u16 keyLength, u16 valueLength, key, value}; a value length of
  * {@link #OVERFLOW_MARK} means the value lives in overflow pages and the entry holds a 20-byte
@@ -27,8 +33,12 @@ import org.agrona.UnsafeApi;
 public final class Node {
     public static final int CONTENT_START = 24;
     public static final int LEVEL = 28;
+    public static final int PREFIX_LENGTH = 29;
     public static final int GARBAGE = 30;
-    public static final int SLOTS = 32;
+    public static final int PREFIX = 32;
+    public static final int MAX_PREFIX = 12;
+    public static final int SLOTS = 44;
+    public static final int SLOT_SIZE = 6;
 
     public static final int LEAF_ENTRY_HEADER = 4;
     public static final int OVERFLOW_MARK = 0xFFFF;
@@ -46,8 +56,9 @@ public final class Node {
         PageHeader.init(page, leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH, pageNo, revision);
         UnsafeApi.putInt(page + CONTENT_START, pageSize);
         UnsafeApi.putByte(page + LEVEL, (byte) level);
-        UnsafeApi.putByte(page + LEVEL + 1, (byte) 0);
+        UnsafeApi.putByte(page + PREFIX_LENGTH, (byte) 0);
         UnsafeApi.putShort(page + GARBAGE, (short) 0);
+        UnsafeApi.setMemory(page + PREFIX, MAX_PREFIX, (byte) 0);
     }
 
     public static boolean isLeaf(long page) {
@@ -76,7 +87,85 @@ public final class Node {
 
     /** Offset of entry {@code i} within the page. */
     public static int entry(long page, int i) {
-        return UnsafeApi.getShort(page + SLOTS + 2L * i) & 0xFFFF;
+        return UnsafeApi.getShort(page + SLOTS + (long) SLOT_SIZE * i) & 0xFFFF;
+    }
+
+    /** Hint of entry {@code i}: the 4 key bytes after the page prefix, big-endian. */
+    public static int hint(long page, int i) {
+        return UnsafeApi.getInt(page + SLOTS + (long) SLOT_SIZE * i + 2);
+    }
+
+    public static int prefixLength(long page) {
+        return UnsafeApi.getByte(page + PREFIX_LENGTH) & 0xFF;
+    }
+
+    /** The hint of a key given as (base, offset, length), after {@code prefix} bytes. */
+    public static int hintOf(Object base, long off, int len, int prefix) {
+        int hint = 0;
+        for (int i = 0; i < 4; i++) {
+            int at = prefix + i;
+            hint = (hint << 8) | (at < len ? UnsafeApi.getByte(base, off + at) & 0xFF : 0);
+        }
+        return hint;
+    }
+
+    private static void setSlot(long page, int i, int offset, int hint) {
+        long slot = page + SLOTS + (long) SLOT_SIZE * i;
+        UnsafeApi.putShort(slot, (short) offset);
+        UnsafeApi.putInt(slot + 2, hint);
+    }
+
+    /** Whether the key entry {@code i} is one that prefix and hints cover (not a branch's first). */
+    private static boolean keyed(long page, int i) {
+        return i > 0 || isLeaf(page);
+    }
+
+    /**
+     * Makes the prefix the common prefix of the first and last keys (at most 12 bytes) and
+     * recomputes every hint: after a page is built or rebuilt, so that hints tell keys apart.
+     */
+    public static void refreshPrefix(long page) {
+        int n = count(page);
+        int first = isLeaf(page) ? 0 : 1;
+        int length = 0;
+        if (n > first) {
+            long a = keyAddress(page, first);
+            long b = keyAddress(page, n - 1);
+            length = Math.min(MAX_PREFIX, Keys.commonPrefix(a, keyLength(page, first), b, keyLength(page, n - 1)));
+            UnsafeApi.setMemory(page + PREFIX, MAX_PREFIX, (byte) 0);
+            UnsafeApi.copyMemory(a, page + PREFIX, length);
+        }
+        setPrefix(page, length);
+    }
+
+    /** Shortens the prefix to {@code length} bytes and recomputes every hint. */
+    private static void setPrefix(long page, int length) {
+        UnsafeApi.putByte(page + PREFIX_LENGTH, (byte) length);
+        UnsafeApi.setMemory(page + PREFIX + length, MAX_PREFIX - length, (byte) 0);
+        int n = count(page);
+        for (int i = 0; i < n; i++) {
+            int h = keyed(page, i) ? hintOf(null, keyAddress(page, i), keyLength(page, i), length) : 0;
+            UnsafeApi.putInt(page + SLOTS + (long) SLOT_SIZE * i + 2, h);
+        }
+    }
+
+    /**
+     * Compares a key with the page prefix: negative if the key sorts before every key of the page
+     * that the prefix covers, positive if after, 0 if it starts with the prefix.
+     */
+    private static int comparePrefix(long page, Object keyBase, long keyOff, int keyLen) {
+        int length = prefixLength(page);
+        for (int i = 0; i < length; i++) {
+            if (i >= keyLen) {
+                return -1;
+            }
+            int a = UnsafeApi.getByte(keyBase, keyOff + i) & 0xFF;
+            int b = UnsafeApi.getByte(page + PREFIX + i) & 0xFF;
+            if (a != b) {
+                return a - b;
+            }
+        }
+        return 0;
     }
 
     /** Bytes of the entry at offset {@code off}. */
@@ -91,7 +180,7 @@ public final class Node {
 
     /** Bytes of entries and slots in use. */
     public static int usedBytes(long page, int pageSize) {
-        return pageSize - contentStart(page) - garbage(page) + 2 * count(page);
+        return pageSize - contentStart(page) - garbage(page) + SLOT_SIZE * count(page);
     }
 
     /** Bytes available for entries and their slots, after compaction if needed. */
@@ -179,13 +268,22 @@ public final class Node {
 
     /** Index of {@code key} in a leaf, or {@code -(insertion point) - 1}. */
     public static int searchLeaf(long leaf, Object keyBase, long keyOff, int keyLen) {
+        int n = count(leaf);
+        int outside = comparePrefix(leaf, keyBase, keyOff, keyLen);
+        if (outside != 0) {
+            return outside < 0 ? -1 : -(n + 1);
+        }
+        int hint = hintOf(keyBase, keyOff, keyLen, prefixLength(leaf));
         int lo = 0;
-        int hi = count(leaf) - 1;
+        int hi = n - 1;
         while (lo <= hi) {
             int mid = (lo + hi) >>> 1;
-            int off = entry(leaf, mid);
-            int cmp = Keys.compare(null, leaf + off + LEAF_ENTRY_HEADER, UnsafeApi.getShort(leaf + off) & 0xFFFF,
-                    keyBase, keyOff, keyLen);
+            int cmp = Integer.compareUnsigned(hint(leaf, mid), hint);
+            if (cmp == 0) {
+                int off = entry(leaf, mid);
+                cmp = Keys.compare(null, leaf + off + LEAF_ENTRY_HEADER, UnsafeApi.getShort(leaf + off) & 0xFFFF,
+                        keyBase, keyOff, keyLen);
+            }
             if (cmp < 0) {
                 lo = mid + 1;
             } else if (cmp > 0) {
@@ -199,14 +297,23 @@ public final class Node {
 
     /** Index of the child of a branch whose subtree would hold {@code key}. */
     public static int searchBranch(long branch, Object keyBase, long keyOff, int keyLen) {
+        int n = count(branch);
+        int outside = comparePrefix(branch, keyBase, keyOff, keyLen);
+        if (outside != 0) {
+            return outside < 0 ? 0 : n - 1;
+        }
+        int hint = hintOf(keyBase, keyOff, keyLen, prefixLength(branch));
         int lo = 1;
-        int hi = count(branch) - 1;
+        int hi = n - 1;
         int found = 0;
         while (lo <= hi) {
             int mid = (lo + hi) >>> 1;
-            int off = entry(branch, mid);
-            int cmp = Keys.compare(null, branch + off + BRANCH_ENTRY_HEADER, UnsafeApi.getShort(branch + off) & 0xFFFF,
-                    keyBase, keyOff, keyLen);
+            int cmp = Integer.compareUnsigned(hint(branch, mid), hint);
+            if (cmp == 0) {
+                int off = entry(branch, mid);
+                cmp = Keys.compare(null, branch + off + BRANCH_ENTRY_HEADER, UnsafeApi.getShort(branch + off) & 0xFFFF,
+                        keyBase, keyOff, keyLen);
+            }
             if (cmp <= 0) {
                 found = mid;
                 lo = mid + 1;
@@ -229,24 +336,38 @@ public final class Node {
 
     /**
      * Inserts the raw entry bytes {@code [srcBase+srcOff, +len)} as entry {@code i}. The caller has
-     * checked {@link #freeBytes} covers {@code len + 2}; compacts through {@code scratch} if the
-     * free bytes are not contiguous.
+     * checked {@link #freeBytes} covers {@code len + SLOT_SIZE}; compacts through {@code scratch}
+     * if the free bytes are not contiguous. A key outside the page prefix shortens the prefix.
      */
     public static void insertRaw(long page, int pageSize, int i, Object srcBase, long srcOff, int len, long scratch) {
         int n = count(page);
-        int slotsEnd = SLOTS + 2 * n;
-        if (contentStart(page) - slotsEnd < len + 2) {
+        int slotsEnd = SLOTS + SLOT_SIZE * n;
+        if (contentStart(page) - slotsEnd < len + SLOT_SIZE) {
             compact(page, pageSize, scratch);
         }
         int start = contentStart(page) - len;
         UnsafeApi.copyMemory(srcBase, srcOff, null, page + start, len);
         UnsafeApi.putInt(page + CONTENT_START, start);
-        long slot = page + SLOTS + 2L * i;
+        long slot = page + SLOTS + (long) SLOT_SIZE * i;
         if (i < n) {
-            UnsafeApi.copyMemory(slot, slot + 2, 2L * (n - i));
+            UnsafeApi.copyMemory(slot, slot + SLOT_SIZE, (long) SLOT_SIZE * (n - i));
         }
-        UnsafeApi.putShort(slot, (short) start);
         setCount(page, n + 1);
+        boolean leaf = isLeaf(page);
+        long key = page + start + (leaf ? LEAF_ENTRY_HEADER : BRANCH_ENTRY_HEADER);
+        int keyLength = UnsafeApi.getShort(page + start) & 0xFFFF;
+        int prefix = prefixLength(page);
+        int hint = 0;
+        if (leaf || i > 0) {
+            int shared = Keys.commonPrefix(key, keyLength, page + PREFIX, prefix);
+            if (shared < prefix) {
+                setSlot(page, i, start, 0);
+                setPrefix(page, shared);
+                return;
+            }
+            hint = hintOf(null, key, keyLength, prefix);
+        }
+        setSlot(page, i, start, hint);
     }
 
     /** Appends raw entry bytes as the last entry (no room check beyond contiguity). */
@@ -264,8 +385,15 @@ public final class Node {
         int start = contentStart(page) - BRANCH_ENTRY_HEADER - keyLen;
         encodeBranch(page + start, keyBase, keyOff, keyLen, child, revision, count);
         UnsafeApi.putInt(page + CONTENT_START, start);
-        UnsafeApi.putShort(page + SLOTS + 2L * n, (short) start);
         setCount(page, n + 1);
+        int prefix = prefixLength(page);
+        long key = page + start + BRANCH_ENTRY_HEADER;
+        if (n > 0 && Keys.commonPrefix(key, keyLen, page + PREFIX, prefix) < prefix) {
+            setSlot(page, n, start, 0);
+            setPrefix(page, Keys.commonPrefix(key, keyLen, page + PREFIX, prefix));
+            return;
+        }
+        setSlot(page, n, start, n > 0 ? hintOf(null, key, keyLen, prefix) : 0);
     }
 
     /** Removes entry {@code i}; its bytes become garbage until the next compaction. */
@@ -273,9 +401,9 @@ public final class Node {
         int n = count(page);
         boolean leaf = isLeaf(page);
         int size = entrySize(page, entry(page, i), leaf);
-        long slot = page + SLOTS + 2L * i;
+        long slot = page + SLOTS + (long) SLOT_SIZE * i;
         if (i < n - 1) {
-            UnsafeApi.copyMemory(slot + 2, slot, 2L * (n - 1 - i));
+            UnsafeApi.copyMemory(slot + SLOT_SIZE, slot, (long) SLOT_SIZE * (n - 1 - i));
         }
         setCount(page, n - 1);
         UnsafeApi.putShort(page + GARBAGE, (short) (garbage(page) + size));
@@ -293,7 +421,7 @@ public final class Node {
             freed += entrySize(page, entry(page, i), leaf);
         }
         long slots = page + SLOTS;
-        UnsafeApi.copyMemory(slots + 2L * to, slots + 2L * from, 2L * (n - to));
+        UnsafeApi.copyMemory(slots + (long) SLOT_SIZE * to, slots + (long) SLOT_SIZE * from, (long) SLOT_SIZE * (n - to));
         setCount(page, n - (to - from));
         if (n - (to - from) == 0) {
             UnsafeApi.putInt(page + CONTENT_START, pageSize);
@@ -327,6 +455,7 @@ public final class Node {
         setCount(page, 0);
         UnsafeApi.putInt(page + CONTENT_START, pageSize);
         UnsafeApi.putShort(page + GARBAGE, (short) 0);
+        UnsafeApi.putByte(page + PREFIX_LENGTH, (byte) 0);
     }
 
     /** Rewrites the entries so that all free bytes are contiguous. */
@@ -340,7 +469,7 @@ public final class Node {
             int size = entrySize(scratch, off, leaf);
             start -= size;
             UnsafeApi.copyMemory(scratch + off, page + start, size);
-            UnsafeApi.putShort(page + SLOTS + 2L * i, (short) start);
+            UnsafeApi.putShort(page + SLOTS + (long) SLOT_SIZE * i, (short) start);
         }
         UnsafeApi.putInt(page + CONTENT_START, start);
         UnsafeApi.putShort(page + GARBAGE, (short) 0);
@@ -354,7 +483,7 @@ public final class Node {
     public static void copyCompacted(long from, long to, int pageSize, long pageNo, long revision) {
         if (garbage(from) == 0) {
             int start = contentStart(from);
-            UnsafeApi.copyMemory(from, to, SLOTS + 2L * count(from));
+            UnsafeApi.copyMemory(from, to, SLOTS + (long) SLOT_SIZE * count(from));
             UnsafeApi.copyMemory(from + start, to + start, pageSize - start);
             UnsafeApi.putInt(to + PageHeader.CHECKSUM, 0);
             UnsafeApi.putByte(to + PageHeader.FLAGS, (byte) 0);
@@ -364,6 +493,8 @@ public final class Node {
         }
         boolean leaf = isLeaf(from);
         init(to, leaf, level(from), pageNo, revision, pageSize);
+        UnsafeApi.copyMemory(from + PREFIX_LENGTH, to + PREFIX_LENGTH, 1);
+        UnsafeApi.copyMemory(from + PREFIX, to + PREFIX, MAX_PREFIX);
         int n = count(from);
         int start = pageSize;
         for (int i = 0; i < n; i++) {
@@ -371,7 +502,7 @@ public final class Node {
             int size = entrySize(from, off, leaf);
             start -= size;
             UnsafeApi.copyMemory(from + off, to + start, size);
-            UnsafeApi.putShort(to + SLOTS + 2L * i, (short) start);
+            setSlot(to, i, start, hint(from, i));
         }
         setCount(to, n);
         UnsafeApi.putInt(to + CONTENT_START, start);

@@ -39,7 +39,11 @@ public final class PageValidator {
         int contentStart = Node.contentStart(page);
         int garbage = Node.garbage(page);
         int level = Node.level(page);
-        int slotsEnd = Node.SLOTS + 2 * count;
+        int slotsEnd = Node.SLOTS + Node.SLOT_SIZE * count;
+        int prefix = Node.prefixLength(page);
+        if (prefix > Node.MAX_PREFIX) {
+            fail(pageNo, "key prefix of " + prefix + " bytes (at most " + Node.MAX_PREFIX + ")");
+        }
         if (contentStart < slotsEnd || contentStart > pageSize) {
             fail(pageNo, "content starts at " + contentStart + ", outside [" + slotsEnd + ", " + pageSize + "]");
         }
@@ -80,6 +84,10 @@ public final class PageValidator {
                 fail(pageNo, "first child of a branch carries a key");
             }
             long key = page + off + header;
+            if ((leaf || i > 0) && (Keys.commonPrefix(key, keyLength, page + Node.PREFIX, prefix) < prefix
+                    || Node.hint(page, i) != Node.hintOf(null, key, keyLength, prefix))) {
+                fail(pageNo, "entry " + i + " disagrees with the page's key prefix or its slot hint");
+            }
             if (previousLength >= 0 && (leaf || i > 1)
                     && Keys.compare(null, previousKey, previousLength, null, key, keyLength) >= 0) {
                 fail(pageNo, "keys out of order at entry " + i);

@@ -53,7 +53,7 @@ public final class TreeEditor {
         this.scratchB = base + pageSize;
         this.entryBuffer[0] = base + 2L * pageSize;
         this.entryBuffer[1] = base + 3L * pageSize;
-        int maxEntries = 2 * (limits.usable / (Node.LEAF_ENTRY_HEADER + 2)) + 2;
+        int maxEntries = 2 * (limits.usable / (Node.LEAF_ENTRY_HEADER + Node.SLOT_SIZE)) + 2;
         this.listAddress = new long[maxEntries];
         this.listSize = new int[maxEntries];
     }
@@ -198,7 +198,7 @@ public final class TreeEditor {
             this.writer = writer;
             this.tree = tree;
             begin(writer, tree);
-            this.fillLimit = (int) Math.max(limits.usable * Math.min(1.0, fill), limits.maxInlineEntry + 2);
+            this.fillLimit = (int) Math.max(limits.usable * Math.min(1.0, fill), limits.maxInlineEntry + Node.SLOT_SIZE);
             if (root.isEmpty()) {
                 return;
             }
@@ -250,8 +250,9 @@ public final class TreeEditor {
                 levels = 1;
                 root.page = PageHeader.pageNo(leaf);
                 root.revision = w.revision();
-            } else if (Node.count(leaf) > 0 && Node.usedBytes(leaf, pageSize) + size + 2 > fillLimit) {
+            } else if (Node.count(leaf) > 0 && Node.usedBytes(leaf, pageSize) + size + Node.SLOT_SIZE > fillLimit) {
                 long previous = leaf;
+                Node.refreshPrefix(previous);
                 leaf = newNode(0);
                 open[0] = leaf;
                 // The separator: the shortest prefix of the new key above the last key of the full leaf.
@@ -291,11 +292,12 @@ public final class TreeEditor {
             }
             long branch = open[level];
             int entrySize = Node.BRANCH_ENTRY_HEADER + sepLength;
-            if (Node.usedBytes(branch, pageSize) + entrySize + 2 <= fillLimit || Node.count(branch) < 2) {
+            if (Node.usedBytes(branch, pageSize) + entrySize + Node.SLOT_SIZE <= fillLimit || Node.count(branch) < 2) {
                 Node.appendBranch(branch, null, sepAddress, sepLength, childNo, w.revision(), 0);
                 return;
             }
             // The branch is full: a new branch starts with the child, and the separator moves up.
+            Node.refreshPrefix(branch);
             long next = newNode(level);
             Node.appendBranch(next, null, 0, 0, childNo, w.revision(), 0);
             open[level] = next;
@@ -319,6 +321,9 @@ public final class TreeEditor {
 
         /** Ends the load: the tree's root and depth take in what was added. */
         public void finish() {
+            for (int level = 0; level < levels; level++) {
+                Node.refreshPrefix(open[level]);
+            }
             tree.depth = levels;
         }
     }
@@ -574,7 +579,7 @@ public final class TreeEditor {
     /** Inserts a raw entry into the node on the path at {@code level}, splitting upwards as needed. */
     private void insertAt(int level, int at, long entry, int size) {
         long page = pathAddress[level];
-        if (Node.freeBytes(page, pageSize) >= size + 2) {
+        if (Node.freeBytes(page, pageSize) >= size + Node.SLOT_SIZE) {
             Node.insertRaw(page, pageSize, at, null, entry, size, scratchA);
             return;
         }
@@ -620,14 +625,15 @@ public final class TreeEditor {
     private int chooseSplit(int total, boolean leaf) {
         long all = 0;
         for (int i = 0; i < total; i++) {
-            all += listSize[i] + 2;
+            all += listSize[i] + Node.SLOT_SIZE;
         }
         long left = 0;
         int best = -1;
         long bestWorst = Long.MAX_VALUE;
         for (int split = 1; split < total; split++) {
-            left += listSize[split - 1] + 2;
-            long right = leaf ? all - left : all - left - (listSize[split] + 2) + (Node.BRANCH_ENTRY_HEADER + 2);
+            left += listSize[split - 1] + Node.SLOT_SIZE;
+            long right = leaf ? all - left
+                    : all - left - (listSize[split] + Node.SLOT_SIZE) + (Node.BRANCH_ENTRY_HEADER + Node.SLOT_SIZE);
             if (left > limits.usable || right > limits.usable) {
                 continue;
             }
@@ -689,6 +695,8 @@ public final class TreeEditor {
             Node.appendRaw(right, pageSize, null, listAddress[i], listSize[i], 0);
             rightCount += leaf ? 1 : UnsafeApi.getLong(listAddress[i] + Node.BRANCH_COUNT);
         }
+        Node.refreshPrefix(leftPage);
+        Node.refreshPrefix(right);
         long up = entryBuffer[(level + 1) & 1];
         int upSize = Node.encodeBranch(up, null, sepSource, sepLength, rightNo, revision, rightCount);
         if (level == 0) {
@@ -711,6 +719,7 @@ public final class TreeEditor {
         Node.init(newRoot, false, Node.level(leftPage) + 1, rootNo, w.revision(), pageSize);
         Node.appendBranch(newRoot, null, 0, 0, PageHeader.pageNo(leftPage), w.revision(), leftCount);
         Node.appendRaw(newRoot, pageSize, null, up, upSize, 0);
+        Node.refreshPrefix(newRoot);
         root.page = rootNo;
         root.revision = w.revision();
         root.depth++;
@@ -770,6 +779,7 @@ public final class TreeEditor {
             int off = Node.entry(right, j);
             Node.appendRaw(left, pageSize, null, right + off, Node.entrySize(right, off, leaf), scratchA);
         }
+        Node.refreshPrefix(left);
         Node.setChildCount(parent, leftIndex, Node.childCount(parent, leftIndex) + Node.childCount(parent, rightIndex));
         w.free(Node.child(parent, rightIndex), w.revision(), 1);
         Node.remove(parent, rightIndex);

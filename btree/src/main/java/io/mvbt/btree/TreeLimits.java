@@ -25,7 +25,7 @@ public final class TreeLimits {
         this.usable = pageSize - Node.SLOTS;
         this.maxKeySize = pageSize / 4;
         // Three entries of this size (with slots) fit a page, so any split finds room on both sides.
-        this.maxInlineEntry = usable / 3 - 2;
+        this.maxInlineEntry = usable / 3 - Node.SLOT_SIZE;
         this.minFill = usable / 4;
     }
 
