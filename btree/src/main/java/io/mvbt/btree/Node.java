@@ -1,6 +1,5 @@
 package io.mvbt.btree;
 
-import org.agrona.DirectBuffer;
 import org.agrona.UnsafeApi;
 
 /**
@@ -322,14 +321,6 @@ public final class Node {
             }
         }
         return found;
-    }
-
-    public static int searchLeaf(long leaf, DirectBuffer key, int off, int len) {
-        return searchLeaf(leaf, key.byteArray(), key.addressOffset() + off, len);
-    }
-
-    public static int searchBranch(long branch, DirectBuffer key, int off, int len) {
-        return searchBranch(branch, key.byteArray(), key.addressOffset() + off, len);
     }
 
     // ---- editing (pages of the running transaction only)

@@ -50,7 +50,8 @@ public final class Overflow {
             int bytes = (int) Math.min(perRun, length - start);
             int pages = (int) ((bytes + DATA + pageSize - 1) / pageSize);
             long pageNo = w.allocate(pages);
-            long address = w.address(pageNo);
+            // Built off the store and written in one piece: see PageWriter.writeRun.
+            long address = w.runScratch(pages * pageSize);
             PageHeader.init(address, PageHeader.TYPE_OVERFLOW, pageNo, w.revision());
             UnsafeApi.putInt(address + PAGES, pages);
             UnsafeApi.putInt(address + BYTES, bytes);
@@ -61,7 +62,7 @@ public final class Overflow {
             if (tail > 0) {
                 UnsafeApi.setMemory(address + DATA + bytes, tail, (byte) 0);
             }
-            w.seal(pageNo, pages);
+            w.writeRun(pageNo, pages);
             next = pageNo;
         }
         return next;

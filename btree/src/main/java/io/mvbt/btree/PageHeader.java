@@ -74,11 +74,6 @@ public final class PageHeader {
         UnsafeApi.putByte(page + FLAGS, (byte) (UnsafeApi.getByte(page + FLAGS) | FLAG_SEALED));
     }
 
-    /** Clears the sealed mark before a page of the running transaction is changed again. */
-    public static void unseal(long page) {
-        UnsafeApi.putByte(page + FLAGS, (byte) (UnsafeApi.getByte(page + FLAGS) & ~FLAG_SEALED));
-    }
-
     public static String typeName(int type) {
         switch (type) {
             case TYPE_LEAF:

@@ -24,6 +24,15 @@ public interface PageWriter extends PageReader {
     /** Frees a run that the running or an earlier revision wrote at {@code revision}. */
     void free(long pageNo, long revision, int pages);
 
-    /** A run written completely and never to change again (overflow): checksum it now. */
-    void seal(long pageNo, int pages);
+    /**
+     * Scratch memory of at least {@code bytes} in which a run of pages is built before
+     * {@link #writeRun}; valid until the next call.
+     */
+    long runScratch(int bytes);
+
+    /**
+     * Checksums the run of {@code pages} pages built in {@link #runScratch} and stores it at page
+     * {@code pageNo} (allocated by this transaction). Runs never change again (overflow values).
+     */
+    void writeRun(long pageNo, int pages);
 }

@@ -105,8 +105,14 @@ final class FakePages implements PageWriter {
         freed.add(pageNo);
     }
 
+    private final java.nio.ByteBuffer scratch = java.nio.ByteBuffer.allocateDirect(64 * 65536 + 4096);
     @Override
-    public void seal(long pageNo, int pages) {
-        // Checksums are the store's business; the fake keeps none.
+    public long runScratch(int bytes) {
+        return org.agrona.BufferUtil.address(scratch);
+    }
+
+    @Override
+    public void writeRun(long pageNo, int pages) {
+        store.write(pageNo, scratch.duplicate().limit(pages * pageSize()).position(0));
     }
 }

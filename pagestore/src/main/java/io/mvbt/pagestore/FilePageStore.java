@@ -193,6 +193,19 @@ public final class FilePageStore extends RegionPageStore {
     }
 
     @Override
+    public void write(long pageNo, ByteBuffer source) {
+        checkOpen();
+        long position = pageNo * pageSize();
+        try {
+            while (source.hasRemaining()) {
+                position += channel.write(source, position);
+            }
+        } catch (IOException e) {
+            throw new StorageException("cannot write page " + pageNo + " of " + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
     public void written(long pageNo, int pages) {
         // The mapping is the file: nothing to track.
     }

@@ -1,6 +1,7 @@
 package io.mvbt.pagestore;
 
 import org.agrona.BufferUtil;
+import org.agrona.UnsafeApi;
 
 /**
  * Pages in off-heap memory that grows in regions as the store asks (at least 1 MiB). Nothing is durable. The
@@ -39,6 +40,18 @@ public final class MemoryPageStore extends RegionPageStore {
     @Override
     public int maxRunPages() {
         return (int) (MAX_RUN_BYTES / pageSize());
+    }
+
+    @Override
+    public void write(long pageNo, java.nio.ByteBuffer source) {
+        int length = source.remaining();
+        if (source.isDirect()) {
+            UnsafeApi.copyMemory(BufferUtil.address(source) + source.position(), address(pageNo), length);
+        } else {
+            UnsafeApi.copyMemory(source.array(), UnsafeApi.arrayBaseOffset(byte[].class) + source.arrayOffset()
+                    + source.position(), null, address(pageNo), length);
+        }
+        source.position(source.limit());
     }
 
     @Override

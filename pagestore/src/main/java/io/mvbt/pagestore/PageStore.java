@@ -63,6 +63,14 @@ public interface PageStore extends AutoCloseable {
      */
     java.nio.ByteBuffer buffer(long pageNo, int pages);
 
+    /**
+     * Stores the bytes of {@code source} (from its position to its limit) at the start of page
+     * {@code pageNo}, a run within one memory range. For a file this is one positional write:
+     * unlike a store through the mapping it takes no page fault, which matters for a run of many
+     * pages that writeback has cleaned.
+     */
+    void write(long pageNo, java.nio.ByteBuffer source);
+
     /** Tells the store that a run of pages was written (remote and fault-injecting stores track it). */
     void written(long pageNo, int pages);
 

@@ -38,6 +38,15 @@ final class Checksums {
         return (int) crc.getValue();
     }
 
+    /** CRC32C of a run of pages held in {@code run} (position 0 to limit), as {@link #ofRun} would compute it. */
+    int ofBuffer(ByteBuffer run) {
+        run.position(PageHeader.CHECKSUMMED_FROM);
+        CRC32C crc = new CRC32C();
+        crc.update(seed);
+        crc.update(run);
+        return (int) crc.getValue();
+    }
+
     /**
      * CRC32C of bytes [4, length) of a meta slot (which carries the identity itself). Called under
      * the store's meta lock or while opening, one thread at a time.

@@ -9,7 +9,8 @@ public enum Durability {
      */
     SYNC,
     /**
-     * Commits make no system call; a background checkpoint makes them durable every
+     * Commits make no system call (but one positional write per large value, which is stored off
+     * the mapping to spare a page fault per page); a background checkpoint makes them durable every
      * {@link StoreOptions#checkpointInterval()} or {@link StoreOptions#checkpointBytes()}, and on
      * {@link Store#sync()} and close. A killed process loses nothing committed; a power cut loses at
      * most the commits after the last checkpoint, and never corrupts the store: pages a durable

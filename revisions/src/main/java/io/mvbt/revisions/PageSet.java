@@ -128,11 +128,6 @@ final class PageSet {
         return w < words.length ? words[w] : 0;
     }
 
-    void clearAll() {
-        Arrays.fill(words, 0);
-        cardinality = 0;
-    }
-
     private void grow(int w) {
         if (w >= words.length) {
             words = Arrays.copyOf(words, Math.max(w + 1, words.length * 2));

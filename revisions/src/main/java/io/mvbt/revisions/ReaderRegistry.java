@@ -73,8 +73,7 @@ final class ReaderRegistry {
     }
 
     private void raiseHighWater(int value) {
-        int current;
-        while ((current = highWater) < value) {
+        if (highWater < value) {
             synchronized (this) {
                 if (highWater < value) {
                     highWater = value;

@@ -71,10 +71,24 @@ final class TxnPages implements PageWriter {
         space.free(pageNo, rev, pages);
     }
 
+    /** Scratch for runs of pages, grown as needed (up to the largest run, 64 MiB). */
+    private java.nio.ByteBuffer runScratch = org.agrona.BufferUtil.allocateDirectAligned(1 << 16, 64);
+
     @Override
-    public void seal(long pageNo, int pages) {
-        if (store.durable()) {
-            PageHeader.seal(store.address(pageNo), access.checksums().ofRun(pageNo, pages));
+    public long runScratch(int bytes) {
+        if (runScratch.capacity() < bytes) {
+            runScratch = org.agrona.BufferUtil.allocateDirectAligned(Math.max(bytes, runScratch.capacity() * 2), 64);
         }
+        return org.agrona.BufferUtil.address(runScratch);
+    }
+
+    @Override
+    public void writeRun(long pageNo, int pages) {
+        int bytes = pages * store.pageSize();
+        long address = org.agrona.BufferUtil.address(runScratch);
+        if (store.durable()) {
+            PageHeader.seal(address, access.checksums().ofBuffer(runScratch.duplicate().limit(bytes).position(0)));
+        }
+        store.write(pageNo, runScratch.duplicate().limit(bytes).position(0));
     }
 }
