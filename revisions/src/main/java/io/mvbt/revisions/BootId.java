@@ -11,8 +11,8 @@ import java.util.UUID;
  * Where the boot id cannot be read it is zero, which never matches.
  */
 final class BootId {
-    static final long HIGH;
-    static final long LOW;
+    static volatile long HIGH;
+    static volatile long LOW;
 
     static {
         long high = 0;
@@ -30,6 +30,13 @@ final class BootId {
     }
 
     private BootId() {
+    }
+
+    /** Tests only: behave as after a reboot, so that metas written so far count as another boot's. */
+    static void reboot() {
+        java.util.Random random = new java.util.Random();
+        HIGH = random.nextLong() | 1;
+        LOW = random.nextLong();
     }
 
     static boolean known() {

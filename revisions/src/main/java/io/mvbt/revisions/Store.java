@@ -127,6 +127,15 @@ public final class Store implements AutoCloseable {
         }
     }
 
+    /**
+     * A store over any page store: {@code create} for a new one, else recovered from what the page
+     * store holds. For tests that bring their own storage (a simulated disk, say).
+     */
+    static Store over(PageStore pages, StoreOptions options, boolean create) {
+        NativeAccess.require();
+        return new Store(pages, options, create);
+    }
+
     /** A store in memory with default options: same API, nothing durable. */
     public static Store inMemory() {
         return inMemory(StoreOptions.defaults());

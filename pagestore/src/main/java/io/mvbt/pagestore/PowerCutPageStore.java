@@ -1,0 +1,200 @@
+package io.mvbt.pagestore;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.Random;
+
+import org.agrona.BufferUtil;
+import org.agrona.UnsafeApi;
+
+/**
+ * A store in memory that behaves like a disk under a power cut, for tests. {@link #sync()} makes
+ * everything written so far durable (it copies the pages into a durable image). {@link #cut} then
+ * gives the bytes a disk could hold after the power failed: the durable image, with each page
+ * changed since the last sync either lost, written, or torn (each 512-byte sector old or new) —
+ * as the kernel may write dirty pages back in any order and at any time, and a sector is the unit
+ * a disk writes whole. Pages are written in place, as in a mapped file, so nothing needs to be
+ * intercepted: a page's state is read off its memory when the power goes.
+ */
+public final class PowerCutPageStore extends RegionPageStore {
+    private static final int SECTOR = 512;
+
+    private byte[] durable = new byte[0];
+    private long durablePages;
+    private long syncs;
+    private long cutAtSync = -1;
+    private Random cutRandom;
+    private byte[] cutImage;
+
+    public PowerCutPageStore(int pageSize) {
+        super(pageSize);
+    }
+
+    /** A store whose pages start as {@code image} (durable), as after reopening a file. */
+    public static PowerCutPageStore of(byte[] image, int pageSize) {
+        PowerCutPageStore store = new PowerCutPageStore(pageSize);
+        long pages = image.length / pageSize;
+        store.extend(pages);
+        for (long p = 0; p < pages; p++) {
+            UnsafeApi.copyMemory(image, UnsafeApi.arrayBaseOffset(byte[].class) + p * pageSize, null,
+                    store.address(p), pageSize);
+        }
+        store.sync();
+        return store;
+    }
+
+    @Override
+    public synchronized void extend(long newPageCount) {
+        checkOpen();
+        long covered = coveredPages();
+        if (newPageCount > covered) {
+            long bytes = roundUpToChunk(newPageCount - covered) * pageSize();
+            addRegion(BufferUtil.allocateDirectAligned((int) bytes, MIN_PAGE_SIZE), covered);
+        }
+        if (newPageCount > pageCount()) {
+            // New pages read as zero, as a file grown by writing zeros.
+            long end = roundUpToChunk(newPageCount);
+            for (long p = pageCount(); p < end; p++) {
+                UnsafeApi.setMemory(address(p), pageSize(), (byte) 0);
+            }
+            setPageCount(end);
+        }
+    }
+
+    @Override
+    public synchronized void truncate(long newPageCount) {
+        checkOpen();
+        if (newPageCount < pageCount()) {
+            setPageCount(newPageCount);
+        }
+    }
+
+    @Override
+    public int maxRunPages() {
+        return (int) ((64L << 20) / pageSize());
+    }
+
+    @Override
+    public synchronized void write(long pageNo, ByteBuffer source) {
+        int length = source.remaining();
+        for (int i = 0; i < length; i++) {
+            UnsafeApi.putByte(address(pageNo) + i, source.get(source.position() + i));
+        }
+        source.position(source.limit());
+    }
+
+    @Override
+    public void written(long pageNo, int pages) {
+        // Changes are found by comparing with the durable image.
+    }
+
+    /**
+     * Arranges for the power to fail during sync number {@code sync} (counting from 1): that sync
+     * captures {@link #cut} as it starts and fails with {@link StorageException}, as an fsync
+     * would if the disk went away under it.
+     */
+    public synchronized void cutDuringSync(long sync, Random random) {
+        this.cutAtSync = sync;
+        this.cutRandom = random;
+    }
+
+    /** The disk as the planned cut left it, or null if it has not happened. */
+    public synchronized byte[] cutImage() {
+        return cutImage;
+    }
+
+    /** Copies every page into the durable image: all written so far survives a cut. */
+    @Override
+    public synchronized void sync() {
+        checkOpen();
+        if (cutImage != null) {
+            throw new StorageException("the power is off");
+        }
+        if (syncs + 1 == cutAtSync) {
+            cutImage = cut(cutRandom);
+            throw new StorageException("power cut during sync " + cutAtSync);
+        }
+        long pages = pageCount();
+        int pageSize = pageSize();
+        if (durable.length < pages * pageSize) {
+            durable = Arrays.copyOf(durable, (int) (pages * pageSize));
+        }
+        for (long p = 0; p < pages; p++) {
+            UnsafeApi.copyMemory(null, address(p), durable, UnsafeApi.arrayBaseOffset(byte[].class) + p * pageSize,
+                    pageSize);
+        }
+        durablePages = pages;
+        syncs++;
+    }
+
+    /** Syncs so far. */
+    public synchronized long syncs() {
+        return syncs;
+    }
+
+    /**
+     * What a disk could hold if the power failed now: the durable image with each page written
+     * since the last sync lost, written, or torn. The file keeps its current length (growth was
+     * written), or its durable length, at random.
+     */
+    public synchronized byte[] cut(Random random) {
+        int pageSize = pageSize();
+        long pages = random.nextBoolean() ? pageCount() : Math.max(durablePages, 0);
+        byte[] image = new byte[(int) (pages * pageSize)];
+        long base = UnsafeApi.arrayBaseOffset(byte[].class);
+        for (long p = 0; p < pages; p++) {
+            long at = p * pageSize;
+            boolean hadDurable = p < durablePages;
+            if (hadDurable) {
+                System.arraycopy(durable, (int) at, image, (int) at, pageSize);
+            }
+            if (p >= pageCount() || (hadDurable && same(p, at))) {
+                continue;
+            }
+            int choice = random.nextInt(5);
+            if (choice < 2) {
+                continue; // lost: the old bytes (zeros for a page that was never synced)
+            }
+            if (choice < 4) {
+                UnsafeApi.copyMemory(null, address(p), image, base + at, pageSize);
+                continue; // written
+            }
+            for (int s = 0; s < pageSize; s += SECTOR) {
+                if (random.nextBoolean()) {
+                    UnsafeApi.copyMemory(null, address(p) + s, image, base + at + s, SECTOR);
+                }
+            }
+        }
+        return image;
+    }
+
+    private boolean same(long page, long at) {
+        long base = UnsafeApi.arrayBaseOffset(byte[].class) + at;
+        for (int i = 0; i < pageSize(); i += 8) {
+            if (UnsafeApi.getLong(durable, base + i) != UnsafeApi.getLong(address(page) + i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public boolean durable() {
+        return true;
+    }
+
+    @Override
+    public boolean reusesPages() {
+        return true;
+    }
+
+    @Override
+    public String describe() {
+        return "simulated disk";
+    }
+
+    @Override
+    public void close() {
+        markClosed();
+    }
+}
