@@ -25,6 +25,43 @@ public final class PowerCutPageStore extends RegionPageStore {
     private long cutAtSync = -1;
     private Random cutRandom;
     private byte[] cutImage;
+    private double failureRate;
+    private Random failureRandom;
+    private long failures;
+
+    /** Operations that can be made to fail. */
+    public enum Operation {
+        SYNC, EXTEND, WRITE
+    }
+
+    private java.util.Set<Operation> failing = java.util.EnumSet.noneOf(Operation.class);
+
+    /**
+     * From now on, each call of the given operations fails with {@link StorageException} with
+     * probability {@code rate}: a failed fsync makes nothing durable, a failed growth (a full
+     * disk) leaves the store its old size, a failed write writes nothing.
+     */
+    public synchronized void failRandomly(double rate, Random random, java.util.Set<Operation> operations) {
+        this.failureRate = rate;
+        this.failureRandom = random;
+        this.failing = java.util.EnumSet.copyOf(operations);
+    }
+
+    /** Failures injected so far. */
+    public synchronized long failures() {
+        return failures;
+    }
+
+    private void maybeFail(Operation operation) {
+        if (failing.contains(operation) && failureRandom.nextDouble() < failureRate) {
+            failures++;
+            throw new StorageException(switch (operation) {
+                case SYNC -> "fdatasync failed: Input/output error (injected)";
+                case EXTEND -> "cannot grow the store: No space left on device (injected)";
+                case WRITE -> "write failed: Input/output error (injected)";
+            });
+        }
+    }
 
     public PowerCutPageStore(int pageSize) {
         super(pageSize);
@@ -46,6 +83,9 @@ public final class PowerCutPageStore extends RegionPageStore {
     @Override
     public synchronized void extend(long newPageCount) {
         checkOpen();
+        if (newPageCount > pageCount()) {
+            maybeFail(Operation.EXTEND);
+        }
         long covered = coveredPages();
         if (newPageCount > covered) {
             long bytes = roundUpToChunk(newPageCount - covered) * pageSize();
@@ -76,6 +116,7 @@ public final class PowerCutPageStore extends RegionPageStore {
 
     @Override
     public synchronized void write(long pageNo, ByteBuffer source) {
+        maybeFail(Operation.WRITE);
         int length = source.remaining();
         for (int i = 0; i < length; i++) {
             UnsafeApi.putByte(address(pageNo) + i, source.get(source.position() + i));
@@ -114,6 +155,7 @@ public final class PowerCutPageStore extends RegionPageStore {
             cutImage = cut(cutRandom);
             throw new StorageException("power cut during sync " + cutAtSync);
         }
+        maybeFail(Operation.SYNC);
         long pages = pageCount();
         int pageSize = pageSize();
         if (durable.length < pages * pageSize) {

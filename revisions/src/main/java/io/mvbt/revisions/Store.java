@@ -67,8 +67,12 @@ public final class Store implements AutoCloseable {
     private final WriteTxn.Scratch txnScratch = new WriteTxn.Scratch();
     private final ReaderRegistry registry = new ReaderRegistry();
     private final MetaSlots slots = new MetaSlots();
-    /** Guards the meta slots and the publication of revisions. */
+    /** Guards the meta slots and the publication of revisions; shared by the writer and checkpoints only. */
     private final ReentrantLock metaLock = new ReentrantLock();
+    /** Times beginWrite found another write transaction open and had to wait. */
+    private final java.util.concurrent.atomic.AtomicLong writerWaits = new java.util.concurrent.atomic.AtomicLong();
+    /** Times the writer or a checkpoint found the meta lock held by the other and had to wait. */
+    private final java.util.concurrent.atomic.AtomicLong metaLockWaits = new java.util.concurrent.atomic.AtomicLong();
     private final Object checkpointLock = new Object();
     private final Semaphore writer = new Semaphore(1);
     private final ConcurrentHashMap<String, Tree> trees = new ConcurrentHashMap<>();
@@ -292,9 +296,12 @@ public final class Store implements AutoCloseable {
     public WriteTxn beginWrite(Duration timeout) {
         checkWritable();
         try {
-            if (!writer.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
-                throw new WriteTimeoutException("another write transaction is still open after " + timeout
-                        + " (one writer at a time)");
+            if (!writer.tryAcquire()) {
+                writerWaits.incrementAndGet();
+                if (!writer.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+                    throw new WriteTimeoutException("another write transaction is still open after " + timeout
+                            + " (one writer at a time)");
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -349,7 +356,7 @@ public final class Store implements AutoCloseable {
         if (!pages.durable()) {
             latest = r;
         } else if (durability == Durability.SYNC) {
-            metaLock.lock();
+            lockMeta();
             try {
                 RevisionWalker.seal(sealer, r, durableBefore);
                 int slot = slots.choose();
@@ -364,7 +371,7 @@ public final class Store implements AutoCloseable {
                 metaLock.unlock();
             }
         } else {
-            metaLock.lock();
+            lockMeta();
             try {
                 int slot = slots.choose();
                 long seq = slots.takeSequence();
@@ -390,6 +397,14 @@ public final class Store implements AutoCloseable {
             freeMap.set(base.freeMapRoot, base.freeMapRevision, base.freeMapHeight);
         }
         writer.release();
+    }
+
+    /** Takes the meta lock, counting the times it was held by the other side. */
+    private void lockMeta() {
+        if (!metaLock.tryLock()) {
+            metaLockWaits.incrementAndGet();
+            metaLock.lock();
+        }
     }
 
     private void syncOrFail() {
@@ -444,7 +459,7 @@ public final class Store implements AutoCloseable {
                 syncOrFail();
                 int pending;
                 Revision h;
-                metaLock.lock();
+                lockMeta();
                 try {
                     h = latest;
                     if (h != c) {
@@ -460,7 +475,7 @@ public final class Store implements AutoCloseable {
                     metaLock.unlock();
                 }
                 syncOrFail();
-                metaLock.lock();
+                lockMeta();
                 try {
                     slots.setDurable(pending);
                     slots.setPending(-1);
@@ -502,7 +517,7 @@ public final class Store implements AutoCloseable {
         Revision base = latest;
         Revision r = new Revision(base.revision + 1, durableRevision, base.catalog, tail, System.currentTimeMillis(),
                 base.freeMapRoot, base.freeMapRevision, base.freeMapHeight, base.roots);
-        metaLock.lock();
+        lockMeta();
         try {
             int slot = slots.choose();
             long seq = slots.takeSequence();
@@ -571,7 +586,7 @@ public final class Store implements AutoCloseable {
         long age = readers[2] < 0 ? -1 : Math.max(0, System.currentTimeMillis() - readers[2]);
         return new StoreStats(latest.revision, durableRevision, readers[0], readers[1], age, pages.pageSize(),
                 pages.pageCount(), space.inUse.cardinality(), space.reusable.cardinality(), space.pending.pages(),
-                space.lastCommitPages());
+                space.lastCommitPages(), writerWaits.get(), metaLockWaits.get(), checkpoints);
     }
 
     /**

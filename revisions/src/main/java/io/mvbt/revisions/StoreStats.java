@@ -14,8 +14,12 @@ package io.mvbt.revisions;
  * @param pagesWaitingForReaders pages freed but maybe visible to an open snapshot or needed by the
  *     last durable revision
  * @param lastCommitPages pages the last commit wrote
+ * @param writerWaits times {@code beginWrite} found another write transaction open and waited
+ * @param metaLockWaits times the writer and a checkpoint met at the meta lock and one waited (readers
+ *     take no lock at all: opening a snapshot is one compare-and-set on a free slot)
+ * @param checkpoints checkpoints completed since the store was opened
  */
 public record StoreStats(long revision, long durableRevision, long openSnapshots, long oldestSnapshotRevision,
         long oldestSnapshotAgeMillis, int pageSize, long pagesInFile, long pagesInUse, long pagesFree,
-        long pagesWaitingForReaders, long lastCommitPages) {
+        long pagesWaitingForReaders, long lastCommitPages, long writerWaits, long metaLockWaits, long checkpoints) {
 }

@@ -173,6 +173,20 @@ public final class WriteTxn extends View implements AutoCloseable {
         }
     }
 
+    /**
+     * A write that failed part way (a full disk in the middle of a split, say) may have left its
+     * tree half-changed: the transaction can only be aborted from now on. Returns the failure.
+     */
+    private RuntimeException poisoned(RuntimeException failure) {
+        poison(failure);
+        return failure;
+    }
+
+    private Error poisoned(Error failure) {
+        poison(new IllegalStateException(failure));
+        return failure;
+    }
+
     private void changing() {
         if (cursors != null) {
             for (int i = 0; i < cursors.size(); i++) {
@@ -214,7 +228,13 @@ public final class WriteTxn extends View implements AutoCloseable {
             return false;
         }
         changing();
-        editor.detachAll(state.root, garbage());
+        try {
+            editor.detachAll(state.root, garbage());
+        } catch (RuntimeException e) {
+            throw poisoned(e);
+        } catch (Error e) {
+            throw poisoned(e);
+        }
         state.exists = false;
         state.dirty = true;
         return true;
@@ -242,8 +262,14 @@ public final class WriteTxn extends View implements AutoCloseable {
         }
         changing();
         state.dirty = true;
-        return editor.deleteRange(pages, state.root, from, BYTE_BASE, from.length, to, BYTE_BASE, to.length,
-                garbage());
+        try {
+            return editor.deleteRange(pages, state.root, from, BYTE_BASE, from.length, to, BYTE_BASE, to.length,
+                    garbage());
+        } catch (RuntimeException e) {
+            throw poisoned(e);
+        } catch (Error e) {
+            throw poisoned(e);
+        }
     }
 
     /** The list of detached subtrees, created on first use. */
@@ -270,7 +296,13 @@ public final class WriteTxn extends View implements AutoCloseable {
         TreeState state = existing(tree);
         changing();
         state.dirty = true;
-        return editor.put(pages, state.root, key, BYTE_BASE, key.length, value, BYTE_BASE, value.length);
+        try {
+            return editor.put(pages, state.root, key, BYTE_BASE, key.length, value, BYTE_BASE, value.length);
+        } catch (RuntimeException e) {
+            throw poisoned(e);
+        } catch (Error e) {
+            throw poisoned(e);
+        }
     }
 
     public boolean put(Tree tree, DirectBuffer key, DirectBuffer value) {
@@ -279,8 +311,14 @@ public final class WriteTxn extends View implements AutoCloseable {
         TreeState state = existing(tree);
         changing();
         state.dirty = true;
-        return editor.put(pages, state.root, key.byteArray(), key.addressOffset(), key.capacity(), value.byteArray(),
-                value.addressOffset(), value.capacity());
+        try {
+            return editor.put(pages, state.root, key.byteArray(), key.addressOffset(), key.capacity(),
+                    value.byteArray(), value.addressOffset(), value.capacity());
+        } catch (RuntimeException e) {
+            throw poisoned(e);
+        } catch (Error e) {
+            throw poisoned(e);
+        }
     }
 
     /** Deletes {@code key}; returns true if it was there. */
@@ -289,9 +327,15 @@ public final class WriteTxn extends View implements AutoCloseable {
         checkKey(key.length);
         TreeState state = existing(tree);
         changing();
-        boolean deleted = editor.delete(pages, state.root, key, BYTE_BASE, key.length);
-        state.dirty |= deleted;
-        return deleted;
+        try {
+            boolean deleted = editor.delete(pages, state.root, key, BYTE_BASE, key.length);
+            state.dirty |= deleted;
+            return deleted;
+        } catch (RuntimeException e) {
+            throw poisoned(e);
+        } catch (Error e) {
+            throw poisoned(e);
+        }
     }
 
     public boolean delete(Tree tree, DirectBuffer key) {
@@ -299,9 +343,15 @@ public final class WriteTxn extends View implements AutoCloseable {
         checkKey(key.capacity());
         TreeState state = existing(tree);
         changing();
-        boolean deleted = editor.delete(pages, state.root, key.byteArray(), key.addressOffset(), key.capacity());
-        state.dirty |= deleted;
-        return deleted;
+        try {
+            boolean deleted = editor.delete(pages, state.root, key.byteArray(), key.addressOffset(), key.capacity());
+            state.dirty |= deleted;
+            return deleted;
+        } catch (RuntimeException e) {
+            throw poisoned(e);
+        } catch (Error e) {
+            throw poisoned(e);
+        }
     }
 
     @Override
@@ -324,7 +374,10 @@ public final class WriteTxn extends View implements AutoCloseable {
         commit(store.options().durability());
     }
 
-    /** Publishes the transaction's writes as one new revision, durable as {@code durability} says. */
+    /**
+     * Publishes the transaction's writes as one new revision, durable as {@code durability} says.
+     * If a write of this transaction failed, the commit refuses (IllegalStateException): abort.
+     */
     public void commit(Durability durability) {
         checkUsable();
         if (poisoned != null) {

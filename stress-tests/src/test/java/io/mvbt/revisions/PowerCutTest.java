@@ -18,7 +18,7 @@ import io.mvbt.pagestore.PowerCutPageStore;
  * (at 512-byte sectors) every page written since the last sync ({@link PowerCutPageStore}). After
  * each cut the store is reopened as after a reboot: it must open, pass the integrity check, hold
  * every commit acknowledged as durable, and hold exactly the state of one committed revision.
- * Trials: {@code -Dmvbt.powercut.trials=N} (default 1,000).
+ * Trials: 1,000 in the short profile, 100,000 in the long one, or {@code -Dmvbt.powercut.trials=N}.
  */
 class PowerCutTest {
     private static final String[] TREES = {"a", "b"};
@@ -26,7 +26,7 @@ class PowerCutTest {
 
     @Test
     void powerCutsLoseOnlyRecentCommitsAndNeverCorrupt() {
-        int trials = Integer.getInteger("mvbt.powercut.trials", 1000);
+        int trials = Profile.size("mvbt.powercut.trials", 1000, 100_000);
         long seed0 = Long.getLong("mvbt.powercut.seed", 1);
         int recoveredAtDurable = 0;
         int recoveredLater = 0;

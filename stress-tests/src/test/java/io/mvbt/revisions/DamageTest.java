@@ -30,7 +30,8 @@ import io.mvbt.pagestore.CorruptionException;
  * Damaged files: bits flipped, pages zeroed or overwritten, garbage written, the file truncated, a
  * page spliced in from another store. Opening and reading the copy must end in one of two ways:
  * the data of a committed revision (a clean recovery), or a {@link CorruptionException}. Any other
- * exception, a wrong answer or a hang fails. Cases: {@code -Dmvbt.damage.cases=N} (default 300).
+ * exception, a wrong answer or a hang fails. Cases: 10,000 in the short profile, 1,000,000 in the
+ * long one, or {@code -Dmvbt.damage.cases=N}.
  */
 class DamageTest {
     private static final int PAGE = 4096;
@@ -98,7 +99,7 @@ class DamageTest {
 
     @Test
     void damagedFilesGiveCorruptionOrCommittedData() throws Exception {
-        int cases = Integer.getInteger("mvbt.damage.cases", 300);
+        int cases = Profile.size("mvbt.damage.cases", 10_000, 1_000_000);
         Random random = new Random(42);
         int clean = 0;
         int detected = 0;

@@ -22,8 +22,8 @@ import io.mvbt.pagestore.NativeAccess;
 /**
  * A child JVM commits in a loop and is killed with SIGKILL at random moments. After each kill the
  * store opens, passes the integrity check, holds every commit the child reported, and equals
- * exactly the state of one commit (no partial commit). Runs {@code -Dmvbt.crash.kills=N} kills per
- * durability mode (default 12).
+ * exactly the state of one commit (no partial commit). Kills per durability mode: 25 in the short
+ * profile (50 in all), 1,000 in the long one (2,000), or {@code -Dmvbt.crash.kills=N}.
  */
 class CrashTest {
     /** What the last child printed besides its progress lines. */
@@ -42,7 +42,7 @@ class CrashTest {
     }
 
     private void killRepeatedly(Durability durability, Path path, long seed) throws Exception {
-        int kills = Integer.getInteger("mvbt.crash.kills", 12);
+        int kills = Profile.size("mvbt.crash.kills", 25, 1000);
         Random random = new Random(seed);
         long previous = 0;
         for (int k = 0; k < kills; k++) {
