@@ -141,60 +141,45 @@ public final class Range implements Iterable<KeyValue> {
     /** Copies entries one by one; the cursor underneath is closed when the range is exhausted. */
     @Override
     public Iterator<KeyValue> iterator() {
-        RangeCursor cursor = cursor();
-        return new Iterator<>() {
-            private boolean ready;
-            private boolean more;
-
-            @Override
-            public boolean hasNext() {
-                if (!ready) {
-                    more = cursor.next();
-                    ready = true;
-                    if (!more) {
-                        cursor.close();
-                    }
-                }
-                return more;
-            }
-
-            @Override
-            public KeyValue next() {
-                if (!hasNext()) {
-                    throw new NoSuchElementException();
-                }
-                ready = false;
-                return new KeyValue(cursor.keyBytes(), cursor.valueBytes());
-            }
-        };
+        return new Copying(cursor());
     }
 
     /** The entries as a sequential stream; closing the stream closes the cursor. */
     public Stream<KeyValue> stream() {
-        RangeCursor cursor = cursor();
-        Iterator<KeyValue> it = new Iterator<>() {
-            private boolean ready;
-            private boolean more;
-
-            @Override
-            public boolean hasNext() {
-                if (!ready) {
-                    more = cursor.next();
-                    ready = true;
-                }
-                return more;
-            }
-
-            @Override
-            public KeyValue next() {
-                if (!hasNext()) {
-                    throw new NoSuchElementException();
-                }
-                ready = false;
-                return new KeyValue(cursor.keyBytes(), cursor.valueBytes());
-            }
-        };
+        Copying it = new Copying(cursor());
         return StreamSupport.stream(Spliterators.spliteratorUnknownSize(it, Spliterator.ORDERED
-                | Spliterator.NONNULL), false).onClose(cursor::close);
+                | Spliterator.NONNULL), false).onClose(it.cursor::close);
+    }
+
+    /** Walks a range cursor, copying each entry; closes the cursor once the range is exhausted. */
+    private static final class Copying implements Iterator<KeyValue> {
+        private final RangeCursor cursor;
+        private boolean ready;
+        private boolean more;
+
+        Copying(RangeCursor cursor) {
+            this.cursor = cursor;
+        }
+
+        @Override
+        public boolean hasNext() {
+            if (!ready) {
+                more = cursor.next();
+                ready = true;
+                if (!more) {
+                    cursor.close();
+                }
+            }
+            return more;
+        }
+
+        @Override
+        public KeyValue next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            ready = false;
+            return new KeyValue(cursor.keyBytes(), cursor.valueBytes());
+        }
     }
 }

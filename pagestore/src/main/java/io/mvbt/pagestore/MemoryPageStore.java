@@ -18,11 +18,7 @@ public final class MemoryPageStore extends RegionPageStore {
     @Override
     public synchronized void extend(long newPageCount) {
         checkOpen();
-        long covered = coveredPages();
-        if (newPageCount > covered) {
-            long bytes = roundUpToChunk(newPageCount - covered) * pageSize();
-            addRegion(BufferUtil.allocateDirectAligned((int) bytes, MIN_PAGE_SIZE), covered);
-        }
+        coverWithMemory(newPageCount);
         if (newPageCount > pageCount()) {
             setPageCount(newPageCount);
         }

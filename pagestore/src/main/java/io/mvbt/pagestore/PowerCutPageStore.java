@@ -4,7 +4,6 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Random;
 
-import org.agrona.BufferUtil;
 import org.agrona.UnsafeApi;
 
 /**
@@ -86,11 +85,7 @@ public final class PowerCutPageStore extends RegionPageStore {
         if (newPageCount > pageCount()) {
             maybeFail(Operation.EXTEND);
         }
-        long covered = coveredPages();
-        if (newPageCount > covered) {
-            long bytes = roundUpToChunk(newPageCount - covered) * pageSize();
-            addRegion(BufferUtil.allocateDirectAligned((int) bytes, MIN_PAGE_SIZE), covered);
-        }
+        coverWithMemory(roundUpToChunk(newPageCount));
         if (newPageCount > pageCount()) {
             // New pages read as zero, as a file grown by writing zeros.
             long end = roundUpToChunk(newPageCount);

@@ -107,6 +107,15 @@ abstract class RegionPageStore implements PageStore {
         return start;
     }
 
+    /** Adds direct memory, if needed, so that the regions cover {@code pages} (memory-backed stores). */
+    final synchronized void coverWithMemory(long pages) {
+        long covered = coveredPages();
+        if (pages > covered) {
+            long bytes = roundUpToChunk(pages - covered) * pageSize;
+            addRegion(BufferUtil.allocateDirectAligned((int) bytes, MIN_PAGE_SIZE), covered);
+        }
+    }
+
     /** Pages the regions cover; more than {@link #pageCount()} after a truncation. */
     final synchronized long coveredPages() {
         return chunkAddress.length << chunkPageShift;

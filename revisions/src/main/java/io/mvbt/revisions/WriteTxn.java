@@ -291,29 +291,23 @@ public final class WriteTxn extends View implements AutoCloseable {
 
     /** Stores {@code value} under {@code key}, replacing any value; returns true if the key is new. */
     public boolean put(Tree tree, byte[] key, byte[] value) {
-        checkUsable();
-        checkKey(key.length);
-        TreeState state = existing(tree);
-        changing();
-        state.dirty = true;
-        try {
-            return editor.put(pages, state.root, key, BYTE_BASE, key.length, value, BYTE_BASE, value.length);
-        } catch (RuntimeException e) {
-            throw poisoned(e);
-        } catch (Error e) {
-            throw poisoned(e);
-        }
+        return put(tree, key, BYTE_BASE, key.length, value, BYTE_BASE, value.length);
     }
 
     public boolean put(Tree tree, DirectBuffer key, DirectBuffer value) {
+        return put(tree, key.byteArray(), key.addressOffset(), key.capacity(), value.byteArray(), value.addressOffset(),
+                value.capacity());
+    }
+
+    private boolean put(Tree tree, Object keyBase, long keyOff, int keyLen, Object valueBase, long valueOff,
+            int valueLen) {
         checkUsable();
-        checkKey(key.capacity());
+        checkKey(keyLen);
         TreeState state = existing(tree);
         changing();
         state.dirty = true;
         try {
-            return editor.put(pages, state.root, key.byteArray(), key.addressOffset(), key.capacity(),
-                    value.byteArray(), value.addressOffset(), value.capacity());
+            return editor.put(pages, state.root, keyBase, keyOff, keyLen, valueBase, valueOff, valueLen);
         } catch (RuntimeException e) {
             throw poisoned(e);
         } catch (Error e) {
@@ -323,28 +317,20 @@ public final class WriteTxn extends View implements AutoCloseable {
 
     /** Deletes {@code key}; returns true if it was there. */
     public boolean delete(Tree tree, byte[] key) {
-        checkUsable();
-        checkKey(key.length);
-        TreeState state = existing(tree);
-        changing();
-        try {
-            boolean deleted = editor.delete(pages, state.root, key, BYTE_BASE, key.length);
-            state.dirty |= deleted;
-            return deleted;
-        } catch (RuntimeException e) {
-            throw poisoned(e);
-        } catch (Error e) {
-            throw poisoned(e);
-        }
+        return delete(tree, key, BYTE_BASE, key.length);
     }
 
     public boolean delete(Tree tree, DirectBuffer key) {
+        return delete(tree, key.byteArray(), key.addressOffset(), key.capacity());
+    }
+
+    private boolean delete(Tree tree, Object keyBase, long keyOff, int keyLen) {
         checkUsable();
-        checkKey(key.capacity());
+        checkKey(keyLen);
         TreeState state = existing(tree);
         changing();
         try {
-            boolean deleted = editor.delete(pages, state.root, key.byteArray(), key.addressOffset(), key.capacity());
+            boolean deleted = editor.delete(pages, state.root, keyBase, keyOff, keyLen);
             state.dirty |= deleted;
             return deleted;
         } catch (RuntimeException e) {
