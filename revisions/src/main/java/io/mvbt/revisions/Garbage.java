@@ -29,26 +29,47 @@ final class Garbage implements Detached {
 
     private final TreeEditor editor;
     private final PageWriter pages;
-    private final TreeRoot root;
+    /** Gives the garbage tree's root, creating it (and marking it changed) on first use. */
+    private final java.util.function.Supplier<TreeRoot> rootSource;
+    private TreeRoot root;
     private final UnsafeBuffer key = new UnsafeBuffer(new byte[8]);
     private final UnsafeBuffer record = new UnsafeBuffer(new byte[RECORD_BYTES]);
     private final TreeCursor cursor = new TreeCursor();
     private long nextSequence = -1;
     private boolean changed;
+    /**
+     * Detached leaves freed at once instead of listed, per transaction: a leaf is one page (and its
+     * overflow values), so a small range deletion costs no list at all, while a large one still
+     * hands almost everything to later commits.
+     */
+    private int inlineLeaves = 32;
 
-    Garbage(TreeEditor editor, PageWriter pages, TreeRoot root) {
+    Garbage(TreeEditor editor, PageWriter pages, java.util.function.Supplier<TreeRoot> rootSource) {
         this.editor = editor;
         this.pages = pages;
-        this.root = root;
+        this.rootSource = rootSource;
     }
 
-    /** Whether a record was added or removed. */
+    private TreeRoot root() {
+        if (root == null) {
+            root = rootSource.get();
+        }
+        return root;
+    }
+
+    /** Whether this transaction listed or removed a record. */
     boolean changed() {
         return changed;
     }
 
     @Override
     public void detach(long pageNo, long revision, int level) {
+        if (level == 0 && inlineLeaves > 0) {
+            inlineLeaves--;
+            editor.reclaimStep(pages, pageNo, revision, 0, this);
+            return;
+        }
+        TreeRoot root = root();
         if (nextSequence < 0) {
             cursor.reset(pages, root);
             nextSequence = cursor.last() ? sequenceAt(cursor) + 1 : 0;
@@ -64,6 +85,7 @@ final class Garbage implements Detached {
 
     /** Frees up to about {@code budget} pages of detached subtrees, oldest first; returns the pages freed. */
     long reclaim(long budget) {
+        TreeRoot root = root();
         long freed = 0;
         while (freed < budget && !root.isEmpty()) {
             cursor.reset(pages, root);

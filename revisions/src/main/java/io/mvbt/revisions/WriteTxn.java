@@ -275,15 +275,20 @@ public final class WriteTxn extends View implements AutoCloseable {
     /** The list of detached subtrees, created on first use. */
     private Garbage garbage() {
         if (garbage == null) {
-            TreeState state = state(store.garbageTree());
-            if (!state.exists) {
-                state.exists = true;
-                state.root.clear();
-            }
-            state.dirty = true;
-            garbage = new Garbage(editor, pages, state.root);
+            garbage = new Garbage(editor, pages, this::garbageRoot);
         }
         return garbage;
+    }
+
+    /** The garbage tree's root in this transaction, created if needed; it will be written at commit. */
+    private TreeRoot garbageRoot() {
+        TreeState state = state(store.garbageTree());
+        if (!state.exists) {
+            state.exists = true;
+            state.root.clear();
+        }
+        state.dirty = true;
+        return state.root;
     }
 
     /** Pages of detached subtrees freed per commit. */
@@ -375,7 +380,7 @@ public final class WriteTxn extends View implements AutoCloseable {
         }
         boolean done = false;
         try {
-            if (garbage != null || store.rootOf(base, store.garbageTree()).entries > 0) {
+            if ((garbage != null && garbage.changed()) || store.rootOf(base, store.garbageTree()).entries > 0) {
                 garbage().reclaim(RECLAIM_PER_COMMIT);
             }
             TreeRoot[] roots = Arrays.copyOf(base.roots, Math.max(base.roots.length, store.treeCount()));
