@@ -256,6 +256,10 @@ public final class TreeCursor {
         if (Node.level(page) != depth - 1 - level) {
             TreeEditor.checkLevel(page, pageNo, depth - 1 - level);
         }
+        if (Node.count(page) == 0) {
+            // Only an empty tree has no entries, and it has no pages: slot 0 would be garbage.
+            throw new CorruptionException(pageNo, "empty node in a non-empty tree");
+        }
         return page;
     }
 

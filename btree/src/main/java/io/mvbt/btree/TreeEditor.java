@@ -220,7 +220,12 @@ public final class TreeEditor {
             makePathWritable();
             levels = depth;
             for (int level = 0; level < depth; level++) {
-                open[depth - 1 - level] = pathAddress[level];
+                long page = pathAddress[level];
+                // Pages this transaction already edited may hold garbage; appends need contiguous room.
+                if (Node.garbage(page) > 0) {
+                    Node.compact(page, pageSize, scratchA);
+                }
+                open[depth - 1 - level] = page;
             }
             long leaf = open[0];
             rememberKey(Node.keyAddress(leaf, Node.count(leaf) - 1), Node.keyLength(leaf, Node.count(leaf) - 1));
@@ -623,6 +628,15 @@ public final class TreeEditor {
      * [0, split), entry split moves its key up, and its child heads the right page.
      */
     private int chooseSplit(int total, boolean leaf) {
+        int split = bestSplit(total, leaf);
+        if (split < 0) {
+            throw new IllegalStateException("no split fits: entries too large for the page");
+        }
+        return split;
+    }
+
+    /** As {@link #chooseSplit}, or -1 if no division leaves both pages within the page size. */
+    private int bestSplit(int total, boolean leaf) {
         long all = 0;
         for (int i = 0; i < total; i++) {
             all += listSize[i] + Node.SLOT_SIZE;
@@ -642,9 +656,6 @@ public final class TreeEditor {
                 bestWorst = worst;
                 best = split;
             }
-        }
-        if (best < 0) {
-            throw new IllegalStateException("no split fits: entries too large for the page");
         }
         return best;
     }
@@ -741,6 +752,17 @@ public final class TreeEditor {
         }
         long parent = pathAddress[level - 1];
         int i = pathIndex[level - 1];
+        if (Node.count(page) == 0) {
+            // Possible under a one-child branch (right-edge splits and bulk loads make them): with no
+            // sibling to merge into, the empty page leaves its parent, which is then rebalanced.
+            w.free(pathPage[level], w.revision(), 1);
+            Node.remove(parent, i);
+            if (i == 0 && Node.count(parent) > 0) {
+                Node.clearFirstKey(parent);
+            }
+            rebalance(level - 1);
+            return;
+        }
         int siblings = Node.count(parent);
         if (siblings < 2) {
             rebalance(level - 1);

@@ -98,6 +98,10 @@ final class IntegrityChecker {
             return 0;
         }
         int n = Node.count(page);
+        if (n == 0) {
+            problems.add(name + ": page " + pageNo + " is an empty node in a non-empty tree");
+            return 0;
+        }
         if (leaf) {
             for (int i = 0; i < n; i++) {
                 checkBounds(name, pageNo, page, i, low, lowLength, high, highLength);

@@ -1,6 +1,12 @@
 package io.mvbt.revisions;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import org.junit.jupiter.api.Test;
+
+import io.mvbt.revisions.ModelHarness.Kind;
+import io.mvbt.revisions.ModelHarness.Op;
 
 /**
  * Random operation lists against the TreeMap model (see {@link ModelHarness}). Replay one seed with
@@ -22,6 +28,46 @@ class ModelTest {
     @Test
     void largePagesMatchTheModel() {
         run(new ModelHarness(true, 65536), Integer.getInteger("mvbt.seeds", 3));
+    }
+
+    /**
+     * Found by seed 847333: deletions leave garbage in the right-edge branch, and a bulk load in the
+     * same transaction appended separators to it as if its free bytes were contiguous, overwriting
+     * the page header.
+     */
+    @Test
+    void bulkLoadAfterDeletionsInTheSameTransaction() {
+        List<Op> ops = new ArrayList<>();
+        ops.add(new Op(Kind.CREATE_TREE, 1, 89, 62, 20069));
+        int[][] puts = {{141, 744, 896896}, {16, 7, 742980}, {208, 361, 393185}, {305, 788, 601324},
+            {104, 372, 785864}, {152, 982, 229830}, {320, 833, 1018469}, {184, 150, 114118}, {399, 946, 530699}};
+        for (int[] p : puts) {
+            ops.add(new Op(Kind.PUT, 1, p[0], p[1], p[2]));
+        }
+        ops.add(new Op(Kind.DELETE_RUN, 1, 104, 439, 371273));
+        ops.add(new Op(Kind.BULK_LOAD, 1, 87, 750, 248293));
+        new ModelHarness(false, 4096).run(ops);
+    }
+
+    /**
+     * Found by seed 1251202: an append on the right edge leaves a one-child branch over a one-entry
+     * leaf; deleting that entry left an empty leaf with no sibling to merge into, and cursors read
+     * slot 0 of it as a key.
+     */
+    @Test
+    void deletingTheOnlyEntryUnderAOneChildBranch() {
+        List<Op> ops = new ArrayList<>();
+        ops.add(new Op(Kind.CREATE_TREE, 1, 306, 95, 911220));
+        ops.add(new Op(Kind.PUT, 1, 183, 767, 793049));
+        ops.add(new Op(Kind.PUT, 1, 6, 752, 624561));
+        ops.add(new Op(Kind.BULK_LOAD, 1, 297, 751, 563426));
+        ops.add(new Op(Kind.BULK_LOAD, 1, 258, 692, 615610));
+        ops.add(new Op(Kind.PUT, 1, 176, 416, 713026));
+        ops.add(new Op(Kind.PUT, 1, 288, 476, 231189));
+        ops.add(new Op(Kind.DELETE_RUN, 1, 200, 741, 315898));
+        ops.add(new Op(Kind.COMMIT_NORMAL, 1, 0, 0, 0));
+        ops.add(new Op(Kind.CHECK_STORE, 1, 0, 0, 0));
+        new ModelHarness(true, 4096).run(ops);
     }
 
     private static void run(ModelHarness harness, int seeds) {
