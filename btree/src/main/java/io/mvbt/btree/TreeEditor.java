@@ -595,6 +595,10 @@ public final class TreeEditor {
         long page = pathAddress[level];
         boolean leaf = Node.isLeaf(page);
         int n = Node.count(page);
+        boolean append = at == n && onRightEdge(level);
+        if (leaf && !append && level > 0 && shareWithSibling(level, at, entry, size)) {
+            return;
+        }
         UnsafeApi.copyMemory(page, scratchA, pageSize);
         int total = 0;
         for (int i = 0; i <= n; i++) {
@@ -608,9 +612,76 @@ public final class TreeEditor {
                 listSize[total++] = Node.entrySize(scratchA, off, leaf);
             }
         }
-        boolean append = at == n && onRightEdge(level);
         int split = append ? n : chooseSplit(total, leaf);
         rebuildPair(level, leaf, total, split, page, 0);
+    }
+
+    /**
+     * Instead of splitting a full leaf, moves entries into a neighbour with room (B*-tree style):
+     * a split leaves two half-full pages, so random inserts would settle near 69% fill; sharing
+     * first raises it to about 80% at the cost of rewriting the neighbour, which a split's new page
+     * costs as well. Declines when the two pages together would be too full to gain much.
+     */
+    private boolean shareWithSibling(int level, int at, long entry, int size) {
+        long parent = pathAddress[level - 1];
+        int i = pathIndex[level - 1];
+        long page = pathAddress[level];
+        int need = Node.usedBytes(page, pageSize) + size + Node.SLOT_SIZE;
+        int limit = 2 * limits.usable - limits.usable / 4;
+        int sibling = -1;
+        long other = 0;
+        if (i + 1 < Node.count(parent) && need + Node.usedBytes(other = child(parent, i + 1), pageSize) <= limit) {
+            sibling = i + 1;
+        } else if (i > 0 && need + Node.usedBytes(other = child(parent, i - 1), pageSize) <= limit) {
+            sibling = i - 1;
+        }
+        if (sibling < 0) {
+            return false;
+        }
+        boolean pageIsLeft = sibling > i;
+        UnsafeApi.copyMemory(pageIsLeft ? page : other, scratchA, pageSize);
+        UnsafeApi.copyMemory(pageIsLeft ? other : page, scratchB, pageSize);
+        int total = listEntries(scratchA, pageIsLeft ? at : -1, entry, size, 0);
+        total = listEntries(scratchB, pageIsLeft ? -1 : at, entry, size, total);
+        int split = bestSplit(total, true);
+        if (split < 0) {
+            // Large entries may not divide into two pages even below the limit.
+            return false;
+        }
+        other = writableChild(parent, sibling, 0);
+        long left = pageIsLeft ? page : other;
+        // Rebuild as a split of the left page whose right page is the existing neighbour.
+        int leftIndex = Math.min(i, sibling);
+        pathAddress[level] = left;
+        pathPage[level] = PageHeader.pageNo(left);
+        pathIndex[level - 1] = leftIndex;
+        rebuildPair(level, true, total, split, left, Node.child(parent, leftIndex + 1));
+        return true;
+    }
+
+    /** A leaf child of {@code parent}, as it is (not made writable). */
+    private long child(long parent, int i) {
+        long childNo = Node.child(parent, i);
+        long child = w.page(childNo, Node.childRevision(parent, i), PageHeader.TYPE_LEAF);
+        checkLevel(child, childNo, 0);
+        return child;
+    }
+
+    /** Appends the leaf entries of {@code page} to the list from {@code total}, {@code entry} at {@code at}. */
+    private int listEntries(long page, int at, long entry, int size, int total) {
+        int n = Node.count(page);
+        for (int j = 0; j <= n; j++) {
+            if (j == at) {
+                listAddress[total] = entry;
+                listSize[total++] = size;
+            }
+            if (j < n) {
+                int off = Node.entry(page, j);
+                listAddress[total] = page + off;
+                listSize[total++] = Node.entrySize(page, off, true);
+            }
+        }
+        return total;
     }
 
     /** Whether the path down to {@code level} follows the last child everywhere (a sequential load). */
