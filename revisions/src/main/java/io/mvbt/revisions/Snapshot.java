@@ -40,6 +40,11 @@ public final class Snapshot extends View implements AutoCloseable {
             throw new ClosedException("snapshot of revision " + revision.revision + " is closed");
         }
         store.checkOpen();
+        if (store.expired(slot)) {
+            throw new SnapshotExpiredException("snapshot of revision " + revision.revision + " was expired by the "
+                    + "slow-reader policy (the store is at revision " + store.revision() + "); close it and open "
+                    + "a new one");
+        }
     }
 
     @Override

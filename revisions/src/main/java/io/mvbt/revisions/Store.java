@@ -47,8 +47,6 @@ import io.mvbt.pagestore.StorageException;
  */
 public final class Store implements AutoCloseable {
     private static final VarHandle ROOTS = MethodHandles.arrayElementVarHandle(TreeRoot[].class);
-    private static final long SNAPSHOT_OWNER = 1;
-    private static final long CHECKPOINT_OWNER = 2;
 
     private final PageStore pages;
     private final StoreOptions options;
@@ -90,6 +88,9 @@ public final class Store implements AutoCloseable {
     private volatile Throwable failure;
     /** Held revisions, collected by the writer (writer-owned scratch). */
     private long[] held = new long[128];
+    /** Oldest revision a snapshot or checkpoint held at the last look, or -1 (writer thread only). */
+    private long oldestReaderRevision = -1;
+    private long lastSlowReaderScan = System.nanoTime() - 1_000_000_000L;
 
     private Store(PageStore pages, StoreOptions options, boolean create) {
         this.pages = pages;
@@ -261,7 +262,7 @@ public final class Store implements AutoCloseable {
      */
     public Snapshot beginRead() {
         checkOpen();
-        int slot = registry.claim(SNAPSHOT_OWNER);
+        int slot = registry.claim(ReaderRegistry.SNAPSHOT);
         return new Snapshot(this, hold(slot), slot);
     }
 
@@ -278,6 +279,19 @@ public final class Store implements AutoCloseable {
 
     void release(int slot) {
         registry.release(slot);
+    }
+
+    boolean expired(int slot) {
+        return registry.expired(slot);
+    }
+
+    /**
+     * Every holder of a revision now: open snapshots and running checkpoints, with the revision each
+     * holds, how many commits behind the newest it is, its age and the thread that opened it.
+     */
+    public List<ReaderInfo> readers() {
+        checkOpen();
+        return registry.readers(latest.revision);
     }
 
     /** Newest committed revision. */
@@ -316,10 +330,34 @@ public final class Store implements AutoCloseable {
             }
             int n = collectHolders();
             space.releasePending(held, n);
+            checkSlowReaders();
             return new WriteTxn(this, latest, txnPages, editor, txnScratch);
         } catch (RuntimeException | Error e) {
             writer.release();
             throw e;
+        }
+    }
+
+    /**
+     * Applies the slow-reader policy: at every write transaction if the oldest revision held lags
+     * too far, and by age at most once a second (reading the clock costs more than the lag test).
+     */
+    private void checkSlowReaders() {
+        SlowReaderPolicy policy = options.slowReaders();
+        if (!policy.enabled() || oldestReaderRevision < 0) {
+            return;
+        }
+        long latestRevision = latest.revision;
+        boolean scan = policy.maxLag() > 0 && latestRevision - oldestReaderRevision > policy.maxLag();
+        if (!scan && !policy.maxAge().isZero()) {
+            long now = System.nanoTime();
+            scan = now - lastSlowReaderScan >= 1_000_000_000L;
+            if (scan) {
+                lastSlowReaderScan = now;
+            }
+        }
+        if (scan) {
+            registry.reportSlow(policy, latestRevision);
         }
     }
 
@@ -329,6 +367,7 @@ public final class Store implements AutoCloseable {
             held = new long[registry.capacity() * 2 + 1];
         }
         int n = registry.collect(held);
+        oldestReaderRevision = n > 0 ? held[0] : -1;
         if (pages.durable()) {
             long durable = durableRevision;
             int at = java.util.Arrays.binarySearch(held, 0, n, durable);
@@ -448,7 +487,7 @@ public final class Store implements AutoCloseable {
      */
     private void checkpoint(PageAccess sealer) {
         synchronized (checkpointLock) {
-            int slot = registry.claim(CHECKPOINT_OWNER);
+            int slot = registry.claim(ReaderRegistry.CHECKPOINT);
             try {
                 Revision c = hold(slot);
                 long since = durableRevision;

@@ -24,18 +24,21 @@ public final class StoreOptions {
     private final Duration checkpointInterval;
     private final long checkpointBytes;
     private final Duration writeTimeout;
+    private final SlowReaderPolicy slowReaders;
 
     private StoreOptions(int pageSize, Durability durability, Duration checkpointInterval, long checkpointBytes,
-            Duration writeTimeout) {
+            Duration writeTimeout, SlowReaderPolicy slowReaders) {
         this.pageSize = pageSize;
         this.durability = durability;
         this.checkpointInterval = checkpointInterval;
         this.checkpointBytes = checkpointBytes;
         this.writeTimeout = writeTimeout;
+        this.slowReaders = slowReaders;
     }
 
     public static StoreOptions defaults() {
-        return new StoreOptions(4096, Durability.SYNC, Duration.ofSeconds(5), 256L << 20, Duration.ofSeconds(10));
+        return new StoreOptions(4096, Durability.SYNC, Duration.ofSeconds(5), 256L << 20, Duration.ofSeconds(10),
+                SlowReaderPolicy.none());
     }
 
     /** Page size of a store created with these options (a power of two, 4096 to 65536); an existing store keeps its own. */
@@ -44,13 +47,13 @@ public final class StoreOptions {
             throw new IllegalArgumentException("page size must be a power of two from " + PageStore.MIN_PAGE_SIZE
                     + " to " + PageStore.MAX_PAGE_SIZE + ", not " + pageSize);
         }
-        return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout);
+        return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout, slowReaders);
     }
 
     /** Default durability of commits. */
     public StoreOptions durability(Durability durability) {
         return new StoreOptions(pageSize, Objects.requireNonNull(durability), checkpointInterval, checkpointBytes,
-                writeTimeout);
+                writeTimeout, slowReaders);
     }
 
     /** Longest time between checkpoints in {@link Durability#NORMAL} mode (while there are commits). */
@@ -58,7 +61,7 @@ public final class StoreOptions {
         if (interval.isNegative() || interval.isZero()) {
             throw new IllegalArgumentException("checkpoint interval must be positive");
         }
-        return new StoreOptions(pageSize, durability, interval, checkpointBytes, writeTimeout);
+        return new StoreOptions(pageSize, durability, interval, checkpointBytes, writeTimeout, slowReaders);
     }
 
     /**
@@ -69,7 +72,7 @@ public final class StoreOptions {
         if (bytes <= 0) {
             throw new IllegalArgumentException("checkpoint bytes must be positive");
         }
-        return new StoreOptions(pageSize, durability, checkpointInterval, bytes, writeTimeout);
+        return new StoreOptions(pageSize, durability, checkpointInterval, bytes, writeTimeout, slowReaders);
     }
 
     /** How long {@link Store#beginWrite()} waits for the running write transaction. */
@@ -77,7 +80,13 @@ public final class StoreOptions {
         if (timeout.isNegative()) {
             throw new IllegalArgumentException("write timeout must not be negative");
         }
-        return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, timeout);
+        return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, timeout, slowReaders);
+    }
+
+    /** What to do about snapshots that hold old revisions too long (default: nothing). */
+    public StoreOptions slowReaders(SlowReaderPolicy policy) {
+        return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout,
+                Objects.requireNonNull(policy));
     }
 
     public int pageSize() {
@@ -98,5 +107,9 @@ public final class StoreOptions {
 
     public Duration writeTimeout() {
         return writeTimeout;
+    }
+
+    public SlowReaderPolicy slowReaders() {
+        return slowReaders;
     }
 }
