@@ -294,6 +294,23 @@ public final class Store implements AutoCloseable {
         return registry.readers(latest.revision);
     }
 
+    /**
+     * Writes a compact copy of the newest revision to a new store file at {@code target} (which must
+     * not exist), from a snapshot while the writer goes on: a hot backup. Every tree is rebuilt
+     * with full pages, so the copy holds no free space; {@code options} choose its page size, which
+     * may differ from this store's. The target appears only once the copy is complete and synced.
+     */
+    public void copyTo(Path target, StoreOptions options) {
+        copyTo(target, options, copied -> { });
+    }
+
+    /** As {@link #copyTo(Path, StoreOptions)}, telling {@code entriesCopied} how far it got now and then. */
+    public void copyTo(Path target, StoreOptions options, java.util.function.LongConsumer entriesCopied) {
+        try (Snapshot snapshot = beginRead()) {
+            StoreCopy.copy(snapshot, target, options, entriesCopied);
+        }
+    }
+
     /** Newest committed revision. */
     public long revision() {
         return latest.revision;

@@ -1,15 +1,37 @@
 package io.mvbt.tools;
 
+import io.mvbt.pagestore.CorruptionException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** The {@code mvbt} command-line program. */
 @Command(name = "mvbt", mixinStandardHelpOptions = true, version = "mvbt 0.1.0",
         description = "A multi-version copy-on-write B+tree store.",
-        subcommands = {DemoCommand.class})
+        subcommands = {DemoCommand.class, StatCommand.class, CheckCommand.class, DumpCommand.class,
+            LoadCommand.class, CopyCommand.class},
+        exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {"0:done; for check: the store is clean", "1:the store is damaged",
+            "2:the command line is wrong", "3:anything else failed (missing or locked store, I/O, bad dump)"})
 public final class Main implements Runnable {
     public static void main(String[] args) {
-        System.exit(new CommandLine(new Main()).execute(args));
+        System.exit(run(args));
+    }
+
+    /** Runs a command line and returns its exit status (see {@link ExitCodes}). */
+    static int run(String... args) {
+        CommandLine cli = new CommandLine(new Main());
+        cli.setExecutionExceptionHandler((e, commandLine, parsed) -> {
+            commandLine.getErr().println("mvbt " + commandLine.getCommandName() + ": " + describe(e));
+            return e instanceof CorruptionException ? ExitCodes.DAMAGED : ExitCodes.FAILED;
+        });
+        return cli.execute(args);
+    }
+
+    private static String describe(Exception e) {
+        if (e instanceof java.io.UncheckedIOException u) {
+            return e.getMessage() + ": " + u.getCause().getMessage();
+        }
+        return e.getMessage() != null ? e.getMessage() : e.toString();
     }
 
     @Override

@@ -1,0 +1,39 @@
+package io.mvbt.tools;
+
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+import io.mvbt.revisions.Snapshot;
+import io.mvbt.revisions.Store;
+import io.mvbt.revisions.StoreStats;
+import io.mvbt.revisions.TreeStats;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+/** Store and per-tree statistics, as mdb_stat prints them. */
+@Command(name = "stat", mixinStandardHelpOptions = true,
+        description = "Print the store's revisions, pages and snapshots, and each tree's entries, depth and pages.")
+final class StatCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "STORE", description = "The store file.")
+    Path store;
+
+    @Override
+    public Integer call() {
+        try (Store s = StoreFiles.openExisting(store); Snapshot snapshot = s.beginRead()) {
+            StoreStats st = s.stats();
+            System.out.printf("store %s%n", store);
+            System.out.printf("  revision %,d (durable %,d), page size %,d%n", st.revision(), st.durableRevision(),
+                    st.pageSize());
+            System.out.printf("  pages: %,d in the file, %,d in use, %,d free, %,d waiting for readers%n",
+                    st.pagesInFile(), st.pagesInUse(), st.pagesFree(), st.pagesWaitingForReaders());
+            for (String name : snapshot.treeNames()) {
+                TreeStats t = snapshot.treeStats(s.tree(name));
+                System.out.printf("tree '%s'%n", name);
+                System.out.printf("  entries %,d, depth %d%n", t.entries(), t.depth());
+                System.out.printf("  pages: %,d branch, %,d leaf, %,d overflow; leaf fill %.1f%%%n", t.branchPages(),
+                        t.leafPages(), t.overflowPages(), t.fill() * 100);
+            }
+        }
+        return ExitCodes.OK;
+    }
+}

@@ -1,0 +1,29 @@
+package io.mvbt.tools;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import io.mvbt.revisions.Durability;
+import io.mvbt.revisions.Store;
+import io.mvbt.revisions.StoreOptions;
+
+/** Opening the stores that commands work on. */
+final class StoreFiles {
+    private StoreFiles() {
+    }
+
+    /** Opens an existing store; a missing file is an error, never a new empty store. */
+    static Store openExisting(Path path) {
+        if (!Files.isRegularFile(path)) {
+            throw new CommandException("no store at " + path);
+        }
+        return Store.open(path, StoreOptions.defaults().durability(Durability.NORMAL));
+    }
+
+    /** Refuses to write over anything. */
+    static void requireAbsent(Path path) {
+        if (Files.exists(path)) {
+            throw new CommandException(path + " exists; choose a new name");
+        }
+    }
+}

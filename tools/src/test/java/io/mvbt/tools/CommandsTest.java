@@ -1,0 +1,191 @@
+package io.mvbt.tools;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.mvbt.revisions.Durability;
+import io.mvbt.revisions.Snapshot;
+import io.mvbt.revisions.Store;
+import io.mvbt.revisions.Tree;
+import io.mvbt.revisions.WriteTxn;
+
+/** The command-line tool on real stores: output, exit statuses, round trips, refusals. */
+class CommandsTest {
+    @TempDir
+    Path dir;
+
+    /** Runs the tool; returns the exit status and what it printed. */
+    private static Object[] mvbt(String... args) {
+        PrintStream saved = System.out;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+        try {
+            int status = Main.run(args);
+            return new Object[] {status, out.toString(StandardCharsets.UTF_8)};
+        } finally {
+            System.setOut(saved);
+        }
+    }
+
+    private static int status(Object[] result) {
+        return (Integer) result[0];
+    }
+
+    private static String output(Object[] result) {
+        return (String) result[1];
+    }
+
+    /** Two trees: binary keys, an empty value, values in overflow pages, a non-ASCII tree name. */
+    private Path sampleStore() {
+        Path file = dir.resolve("sample.mvbt");
+        Random random = new Random(5);
+        try (Store store = Store.open(file); WriteTxn tx = store.beginWrite()) {
+            Tree a = tx.createTree("articles");
+            for (int i = 0; i < 5_000; i++) {
+                byte[] value = new byte[i % 500 == 0 ? 20_000 : i % 40];
+                random.nextBytes(value);
+                tx.put(a, ByteBuffer.allocate(8).putLong(i * 7919L).array(), value);
+            }
+            Tree b = tx.createTree("índice ✓");
+            tx.put(b, new byte[] {0}, new byte[0]);
+            tx.put(b, new byte[] {(byte) 0xff, 0, 1}, "x".getBytes());
+            tx.commit();
+        }
+        return file;
+    }
+
+    @Test
+    void statAndCheckDescribeAStore() {
+        Path file = sampleStore();
+        Object[] stat = mvbt("stat", file.toString());
+        assertEquals(0, status(stat));
+        assertTrue(output(stat).contains("tree 'articles'"), output(stat));
+        assertTrue(output(stat).contains("entries 5,000"), output(stat));
+        assertTrue(output(stat).contains("tree 'índice ✓'"), output(stat));
+        Object[] check = mvbt("check", file.toString());
+        assertEquals(0, status(check));
+        assertTrue(output(check).contains("clean"), output(check));
+    }
+
+    @Test
+    void dumpLoadAndCopyRoundTripExactlyBetweenPageSizes() throws IOException {
+        Path file = sampleStore();
+        Path dump = dir.resolve("a.dump");
+        assertEquals(0, status(mvbt("dump", file.toString(), "-o", dump.toString())));
+        Path loaded = dir.resolve("loaded.mvbt");
+        assertEquals(0, status(mvbt("load", dump.toString(), loaded.toString(), "--page-size", "8192")));
+        Path copied = dir.resolve("copied.mvbt");
+        assertEquals(0, status(mvbt("copy", loaded.toString(), copied.toString(), "--page-size", "65536")));
+        Path again = dir.resolve("b.dump");
+        assertEquals(0, status(mvbt("dump", copied.toString(), "-o", again.toString())));
+        assertArrayEquals(Files.readAllBytes(dump), Files.readAllBytes(again));
+        assertEquals(0, status(mvbt("check", copied.toString())));
+        assertTrue(output(mvbt("stat", copied.toString())).contains("page size 65,536"));
+        assertFalse(Files.exists(dir.resolve("copied.mvbt.partial")));
+    }
+
+    @Test
+    void aMalformedDumpNamesItsLineAndCreatesNothing() throws IOException {
+        Path file = sampleStore();
+        Path dump = dir.resolve("a.dump");
+        assertEquals(0, status(mvbt("dump", file.toString(), "-o", dump.toString())));
+        String text = Files.readString(dump);
+        String[][] damages = {
+            {text.replaceFirst("\n[0-9a-f]+=", "\nzz="), "line 3: 'zz' is not a hex byte"},
+            {text.substring(0, text.lastIndexOf('\n', text.length() / 2) + 1), "truncated"},
+            {text.replace("end-dump 2", "end-dump 3"), "says 3 trees"},
+        };
+        for (String[] damage : damages) {
+            Path bad = dir.resolve("bad.dump");
+            Files.writeString(bad, damage[0]);
+            Path target = dir.resolve("never.mvbt");
+            PrintStream savedErr = System.err;
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+            try {
+                assertEquals(ExitCodes.FAILED, status(mvbt("load", bad.toString(), target.toString())));
+            } finally {
+                System.setErr(savedErr);
+            }
+            assertTrue(err.toString(StandardCharsets.UTF_8).contains(damage[1]), err.toString(StandardCharsets.UTF_8));
+            assertFalse(Files.exists(target));
+            assertFalse(Files.exists(dir.resolve("never.mvbt.partial")));
+        }
+    }
+
+    @Test
+    void refusesMissingStoresAndExistingTargets() {
+        Path missing = dir.resolve("missing.mvbt");
+        assertEquals(ExitCodes.FAILED, status(mvbt("stat", missing.toString())));
+        assertFalse(Files.exists(missing), "stat must not create a store");
+        Path file = sampleStore();
+        assertEquals(ExitCodes.FAILED, status(mvbt("copy", file.toString(), file.toString())));
+        assertEquals(ExitCodes.USAGE, status(mvbt("copy", file.toString())));
+    }
+
+    @Test
+    void checkReportsDamageWithStatusOne() throws IOException {
+        Path file = sampleStore();
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+            // Garbage over the first pages after the meta slots: the first commit's pages are there.
+            byte[] junk = new byte[4096 * 64];
+            new Random(1).nextBytes(junk);
+            raf.seek(4096 * 4);
+            raf.write(junk);
+        }
+        assertEquals(ExitCodes.DAMAGED, status(mvbt("check", file.toString())));
+    }
+
+    /** The copy reads one snapshot, so it holds exactly one committed state while a writer goes on. */
+    @Test
+    void aHotCopyIsOneCommittedRevision() throws Exception {
+        Path file = dir.resolve("live.mvbt");
+        Path target = dir.resolve("backup.mvbt");
+        try (Store store = Store.open(file)) {
+            Tree tree;
+            try (WriteTxn tx = store.beginWrite()) {
+                tree = tx.createTree("t");
+                tx.commit();
+            }
+            AtomicBoolean stop = new AtomicBoolean();
+            Thread writer = new Thread(() -> {
+                // Each commit adds key i and sets "n" to the number of keys: one invariant per revision.
+                for (int i = 0; !stop.get(); i++) {
+                    try (WriteTxn tx = store.beginWrite()) {
+                        tx.put(tree, String.format("k%08d", i).getBytes(), new byte[64]);
+                        tx.put(tree, "n".getBytes(), Integer.toString(i + 1).getBytes());
+                        tx.commit(Durability.NORMAL);
+                    }
+                }
+            });
+            writer.start();
+            Thread.sleep(300);
+            store.copyTo(target, io.mvbt.revisions.StoreOptions.defaults());
+            stop.set(true);
+            writer.join();
+        }
+        try (Store copy = Store.open(target); Snapshot s = copy.beginRead()) {
+            Tree t = copy.tree("t");
+            int n = Integer.parseInt(new String(s.get(t, "n".getBytes())));
+            assertTrue(n > 0);
+            assertEquals(n + 1, s.count(t));
+            assertTrue(copy.check().ok());
+        }
+    }
+}
