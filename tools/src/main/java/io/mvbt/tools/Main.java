@@ -28,6 +28,9 @@ public final class Main implements Runnable {
     }
 
     private static String describe(Exception e) {
+        if (e instanceof java.nio.file.NoSuchFileException) {
+            return "no such file: " + e.getMessage();
+        }
         if (e instanceof java.io.UncheckedIOException u) {
             return e.getMessage() + ": " + u.getCause().getMessage();
         }
