@@ -36,7 +36,8 @@ import picocli.CommandLine.Parameters;
 @Command(name = "history", mixinStandardHelpOptions = true,
         description = "A Usenet news history table (INN's history API) in a store file.",
         subcommands = {HistoryCommand.Stat.class, HistoryCommand.Check.class, HistoryCommand.Lookup.class,
-            HistoryCommand.Import.class, HistoryCommand.Export.class, HistoryCommand.Expire.class})
+            HistoryCommand.Import.class, HistoryCommand.Export.class, HistoryCommand.Expire.class,
+            HistoryBenchCommand.class})
 final class HistoryCommand implements Runnable {
     @Override
     public void run() {
