@@ -83,4 +83,16 @@ class HistoryCommandTest {
         assertEquals(0, run("history", "import", "-s", store, "--skip-malformed", text.toString()));
         assertTrue(output("history", "stat", "-s", store).contains("entries: 1 (0 articles, 1 remembered)"));
     }
+
+    @Test
+    void theBenchRunsBothEnginesAndValidatesThem() {
+        String report = output("history", "bench", "--entries", "3000", "--lookups", "3000", "--sync-every", "500",
+                "--dir", dir.toString());
+        for (String phase : new String[] {"write", "sync", "reopen", "seqcheck", "walk", "randlookup", "missingcheck",
+            "footprint"}) {
+            assertTrue(report.lines().anyMatch(l -> l.startsWith(phase + " ") && l.trim().endsWith("x")),
+                    phase + " row with a ratio in\n" + report);
+        }
+        assertTrue(report.contains("csv: entries,mvbt_write,sqlite_write,ratio_write"), report);
+    }
 }
