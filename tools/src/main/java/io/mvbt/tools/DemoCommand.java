@@ -182,7 +182,7 @@ final class DemoCommand implements Callable<Integer> {
         }
     }
 
-    private static void deleteRecursively(Path directory) {
+    static void deleteRecursively(Path directory) {
         try (var paths = Files.walk(directory)) {
             paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         } catch (IOException e) {

@@ -3,60 +3,81 @@ package io.mvbt.tools;
 import java.io.PrintStream;
 
 /**
- * A progress bar on standard error for long work, drawn only when a person is watching (a console),
- * so that redirected output stays clean. At most one redraw per 200 ms.
+ * A one-line progress display on standard error for long work: redrawn in place at most four
+ * times a second, and only when a person is watching (a console), so logs and pipes stay clean.
  */
 final class Progress implements AutoCloseable {
+    private static final long INTERVAL_NANOS = 250_000_000L;
     private static final int WIDTH = 30;
+
     private final PrintStream err = System.err;
     private final String label;
     private final long total;
-    private final boolean shown;
-    private long lastDraw;
+    private final boolean enabled;
+    private final long start = System.nanoTime();
+    private long last;
+    private boolean shown;
+
+    /** A count without a bar: the total is not known. */
+    Progress(String label) {
+        this(label, -1);
+    }
 
     /** {@code total} of 0 or less: unknown, so a count without a bar. */
     Progress(String label, long total) {
         this.label = label;
         this.total = total;
-        this.shown = System.console() != null;
+        this.enabled = System.console() != null;
     }
 
     void update(long done) {
-        if (!shown) {
-            return;
-        }
-        long now = System.nanoTime();
-        if (now - lastDraw < 200_000_000L) {
-            return;
-        }
-        lastDraw = now;
-        draw(done);
+        update(done, total);
     }
 
-    private void draw(long done) {
+    /** Shows {@code done} of {@code total} (total 0 or less: unknown). */
+    void update(long done, long total) {
+        long now = System.nanoTime();
+        if (!enabled || now - last < INTERVAL_NANOS) {
+            return;
+        }
+        last = now;
+        draw(done, total, now);
+    }
+
+    private void draw(long done, long total, long now) {
+        double seconds = (now - start) / 1e9;
+        String rate = seconds > 0 ? String.format("%,.0f/s", done / seconds) : "";
         if (total > 0) {
             int filled = (int) Math.min(WIDTH, done * WIDTH / total);
-            err.printf("\r%s [%s%s] %3d%% %,d/%,d", label, "#".repeat(filled), " ".repeat(WIDTH - filled),
-                    Math.min(100, done * 100 / total), done, total);
+            err.printf("\r%s [%s%s] %,d/%,d %s   ", label, "#".repeat(filled), " ".repeat(WIDTH - filled), done, total,
+                    rate);
         } else {
-            err.printf("\r%s %,d", label, done);
+            err.printf("\r%s %,d %s   ", label, done, rate);
         }
         err.flush();
+        shown = true;
     }
 
-    /** Draws the final state and ends the line. */
+    /** Draws the final count and ends the line, so that it stays on the screen. */
     void finish(long done) {
-        if (shown) {
-            draw(done);
+        if (enabled) {
+            draw(done, total, System.nanoTime());
             err.println();
+            shown = false;
+        }
+    }
+
+    /** Clears the line. */
+    void done() {
+        if (shown) {
+            err.print("\r" + " ".repeat(79) + "\r");
+            err.flush();
+            shown = false;
         }
     }
 
     @Override
     public void close() {
-        if (shown) {
-            err.print("\r" + " ".repeat(label.length() + WIDTH + 40) + "\r");
-            err.flush();
-        }
+        done();
     }
 }

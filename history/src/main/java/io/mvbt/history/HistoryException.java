@@ -1,0 +1,16 @@
+package io.mvbt.history;
+
+import io.mvbt.pagestore.MvbtException;
+
+/** A history table refused or could not do something: a damaged entry, a table of another kind. */
+public class HistoryException extends MvbtException {
+    private static final long serialVersionUID = 1L;
+
+    public HistoryException(String message) {
+        super(message);
+    }
+
+    public HistoryException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

@@ -1,0 +1,257 @@
+package io.mvbt.tools;
+
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.concurrent.Callable;
+
+import io.mvbt.history.ExpireOptions;
+import io.mvbt.history.ExpireReport;
+import io.mvbt.history.ExpiryPolicy;
+import io.mvbt.history.HistoryCounts;
+import io.mvbt.history.HistoryEntry;
+import io.mvbt.history.HistoryExport;
+import io.mvbt.history.HistoryImport;
+import io.mvbt.history.HistoryReader;
+import io.mvbt.history.HistoryTable;
+import io.mvbt.history.ImportOptions;
+import io.mvbt.history.ImportReport;
+import io.mvbt.history.MessageIdHash;
+import io.mvbt.revisions.CheckReport;
+import io.mvbt.revisions.Durability;
+import io.mvbt.revisions.Snapshot;
+import io.mvbt.revisions.Store;
+import io.mvbt.revisions.StoreOptions;
+import io.mvbt.revisions.StoreStats;
+import io.mvbt.revisions.TreeStats;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code mvbt history ...}: a news history table (INN's history) in a store file. */
+@Command(name = "history", mixinStandardHelpOptions = true,
+        description = "A Usenet news history table (INN's history API) in a store file.",
+        subcommands = {HistoryCommand.Stat.class, HistoryCommand.Check.class, HistoryCommand.Lookup.class,
+            HistoryCommand.Import.class, HistoryCommand.Export.class, HistoryCommand.Expire.class,
+            HistoryBenchCommand.class})
+final class HistoryCommand implements Runnable {
+    @Override
+    public void run() {
+        new picocli.CommandLine(this).usage(System.out);
+    }
+
+    /** The store file every subcommand works on. */
+    static final class StoreOption {
+        @Option(names = {"-s", "--store"}, required = true, paramLabel = "FILE",
+                description = "The store file holding the history (created if absent).")
+        Path store;
+
+        @Option(names = "--table", paramLabel = "NAME", description = "Table name in the store (default: ${DEFAULT-VALUE}).")
+        String table = HistoryTable.DEFAULT_NAME;
+
+        HistoryTable open() {
+            Store s = Store.open(store, StoreOptions.defaults().durability(Durability.NORMAL));
+            try {
+                return HistoryTable.open(s, table, Durability.NORMAL);
+            } catch (RuntimeException | Error e) {
+                s.close();
+                throw e;
+            }
+        }
+    }
+
+    /** Opens the table and closes its store afterwards. */
+    abstract static class Sub implements Callable<Integer> {
+        @Mixin
+        StoreOption where;
+
+        final PrintStream out = System.out;
+
+        @Override
+        public Integer call() throws Exception {
+            HistoryTable table = where.open();
+            try {
+                return run(table);
+            } finally {
+                table.close();
+                table.store().close();
+            }
+        }
+
+        abstract int run(HistoryTable table) throws Exception;
+    }
+
+    @Command(name = "stat", mixinStandardHelpOptions = true, description = "Entry counts, file size and tree shape.")
+    static final class Stat extends Sub {
+        @Override
+        int run(HistoryTable table) throws Exception {
+            HistoryCounts c = table.counts();
+            out.printf("entries: %,d (%,d articles, %,d remembered)%n", c.total(), c.articles(), c.remembered());
+            try (Snapshot s = table.store().beginRead()) {
+                TreeStats t = s.treeStats(table.store().tree(table.name()));
+                out.printf("tree '%s': depth %d, %,d leaf and %,d branch pages, leaves %.0f%% full%n", t.name(),
+                        t.depth(), t.leafPages(), t.branchPages(), t.fill() * 100);
+            }
+            StoreStats st = table.store().stats();
+            long size = Files.size(where.store);
+            out.printf("store: revision %,d, %,d pages of %d bytes (%,d in use, %,d free); file %,d bytes", st.revision(),
+                    st.pagesInFile(), st.pageSize(), st.pagesInUse(), st.pagesFree(), size);
+            out.printf(c.total() > 0 ? " (%.1f bytes per entry)%n" : "%n", (double) size / Math.max(1, c.total()));
+            return 0;
+        }
+    }
+
+    @Command(name = "check", mixinStandardHelpOptions = true,
+            description = "Check the store's integrity and decode every history entry.")
+    static final class Check extends Sub {
+        @Override
+        int run(HistoryTable table) {
+            long start = System.nanoTime();
+            CheckReport report = table.store().check();
+            out.printf("store: %s, %,d pages checked%n", report.ok() ? "clean" : report.problems(), report.pagesChecked());
+            long[] kinds = new long[2];
+            HistoryCounts counts;
+            Progress progress = new Progress("walk");
+            try (HistoryReader r = table.reader()) {
+                counts = r.counts();
+                r.walk(e -> {
+                    kinds[e.isArticle() ? 0 : 1]++;
+                    progress.update(kinds[0] + kinds[1], counts.total());
+                    return true;
+                });
+            }
+            progress.done();
+            boolean countsOk = kinds[0] == counts.articles() && kinds[1] == counts.remembered();
+            out.printf("history: %,d articles and %,d remembered entries decoded; counts %s%n", kinds[0], kinds[1],
+                    countsOk ? "agree" : "DISAGREE (recorded " + counts + ")");
+            out.printf("checked in %.2f s%n", (System.nanoTime() - start) / 1e9);
+            return report.ok() && countsOk ? 0 : 1;
+        }
+    }
+
+    @Command(name = "lookup", mixinStandardHelpOptions = true,
+            description = "Look a Message-ID (or with --hash its 32-hex-digit hash) up; exit status 1 if absent.")
+    static final class Lookup extends Sub {
+        @Parameters(paramLabel = "MESSAGE-ID", description = "A Message-ID such as <id@example.com>, or a hash with --hash.")
+        String key;
+
+        @Option(names = "--hash", description = "The argument is a hash, not a Message-ID.")
+        boolean hash;
+
+        @Override
+        int run(HistoryTable table) {
+            byte[] h = hash ? MessageIdHash.fromText(key) : MessageIdHash.of(key);
+            HistoryEntry e = table.entry(h);
+            if (e == null) {
+                out.printf("[%s] not found%n", MessageIdHash.toText(h));
+                return 1;
+            }
+            out.printf("[%s] %s%n", MessageIdHash.toText(h), e.isArticle() ? "article " + e.token().toText() : "remembered");
+            out.printf("  arrived %s, posted %s, expires %s%n", time(e.arrived()), time(e.posted()), time(e.expires()));
+            return 0;
+        }
+
+        private static String time(long t) {
+            return t <= 0 ? "-" : t + " (" + Instant.ofEpochSecond(t) + ")";
+        }
+    }
+
+    @Command(name = "import", mixinStandardHelpOptions = true,
+            description = "Import an INN hisv6 text history (all in one transaction).")
+    static final class Import extends Sub {
+        @Parameters(paramLabel = "FILE", description = "The text history file.")
+        Path file;
+
+        @Option(names = "--skip-malformed", description = "Skip and count lines that do not parse.")
+        boolean skip;
+
+        @Option(names = "--replace", description = "Replace a table that is not empty.")
+        boolean replace;
+
+        @Option(names = "--run-entries", description = "Entries sorted in memory per run (default: ${DEFAULT-VALUE}).")
+        int runEntries = 1_000_000;
+
+        @Option(names = "--temp-dir", description = "Where sorted runs go (default: the file's directory).")
+        Path tempDir;
+
+        @Override
+        int run(HistoryTable table) throws Exception {
+            long size = Files.size(file);
+            Progress progress = new Progress("import: lines read");
+            Path temp = tempDir != null ? tempDir : file.toAbsolutePath().getParent();
+            ImportReport r = HistoryImport.run(table, file, ImportOptions.defaults().skipMalformed(skip)
+                    .replaceExisting(replace).runEntries(runEntries).tempDir(temp)
+                    .progress(lines -> progress.update(lines, size / 90)));
+            progress.done();
+            out.printf("imported %,d lines: %,d articles, %,d remembered, %,d duplicates skipped, %,d malformed skipped"
+                    + " (%d sorted runs) in %.2f s%n", r.lines(), r.articles(), r.remembered(), r.duplicates(),
+                    r.malformed(), r.runs(), r.elapsed().toNanos() / 1e9);
+            return 0;
+        }
+    }
+
+    @Command(name = "export", mixinStandardHelpOptions = true,
+            description = "Export as an INN hisv6 text history, in hash order.")
+    static final class Export extends Sub {
+        @Parameters(paramLabel = "FILE", description = "The file to write, or - for standard output.")
+        String file;
+
+        @Override
+        int run(HistoryTable table) {
+            if (file.equals("-")) {
+                HistoryExport.run(table, System.out);
+                return 0;
+            }
+            long start = System.nanoTime();
+            long lines = HistoryExport.run(table, Path.of(file));
+            out.printf("exported %,d lines in %.2f s%n", lines, (System.nanoTime() - start) / 1e9);
+            return 0;
+        }
+    }
+
+    @Command(name = "expire", mixinStandardHelpOptions = true,
+            description = "Expire in place: articles past their retention become remembered, remembered entries "
+                    + "past the remember horizon are deleted; writers and readers go on meanwhile.")
+    static final class Expire extends Sub {
+        @Option(names = "--retention", paramLabel = "DAYS",
+                description = "Keep articles without an expiry time this long after arrival (default: ${DEFAULT-VALUE}).")
+        double retention = 10;
+
+        @Option(names = "--remember", paramLabel = "DAYS",
+                description = "Keep remembered entries this long after posting (default: ${DEFAULT-VALUE}).")
+        double remember = 11;
+
+        @Option(names = "--page", description = "Entries per transaction (default: ${DEFAULT-VALUE}).")
+        int page = 1_000;
+
+        @Option(names = "--dry-run", description = "Change nothing; report what would change.")
+        boolean dryRun;
+
+        @Option(names = "--now", paramLabel = "SECONDS", description = "Expire as of this time (default: now).")
+        Long now;
+
+        @Override
+        int run(HistoryTable table) {
+            long total = table.counts().total();
+            Progress progress = new Progress(dryRun ? "expire (dry run)" : "expire");
+            ExpireOptions options = ExpireOptions.defaults().rememberDays(remember).pageSize(page).dryRun(dryRun)
+                    .progress(p -> progress.update(p.examined(), total));
+            if (now != null) {
+                options = options.clock(Clock.fixed(Instant.ofEpochSecond(now), ZoneOffset.UTC));
+            }
+            ExpireReport r = table.expire(ExpiryPolicy.standard(retention), options);
+            progress.done();
+            out.printf("%s%,d entries examined: %,d articles kept (%,d rewritten), %,d to remembered, %,d deleted,"
+                    + " %,d remembered kept; %,d transactions in %.2f s%n", r.dryRun() ? "dry run: " : "", r.examined(),
+                    r.kept(), r.rewritten(), r.toRemembered(), r.deleted(), r.rememberedKept(), r.transactions(),
+                    r.elapsed().toNanos() / 1e9);
+            HistoryCounts c = table.counts();
+            out.printf("entries now: %,d (%,d articles, %,d remembered)%n", c.total(), c.articles(), c.remembered());
+            return 0;
+        }
+    }
+}

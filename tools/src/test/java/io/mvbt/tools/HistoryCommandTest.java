@@ -1,0 +1,98 @@
+package io.mvbt.tools;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.mvbt.history.MessageIdHash;
+import picocli.CommandLine;
+
+/** {@code mvbt history} end to end: import, stat, lookup, export, expire, check. */
+class HistoryCommandTest {
+    @TempDir
+    Path dir;
+
+    private int run(String... args) {
+        return new CommandLine(new Main()).execute(args);
+    }
+
+    private String output(String... args) {
+        PrintStream saved = System.out;
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        try {
+            run(args);
+        } finally {
+            System.setOut(saved);
+        }
+        return bytes.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void importLookupExportExpireAndCheck() throws Exception {
+        String a = "[" + MessageIdHash.toText(MessageIdHash.of("<a@example.com>")) + "]\t1760000000~-~1759990000\t"
+                + "@030100000000000000000000000000000001@\n";
+        String r = "[" + MessageIdHash.toText(MessageIdHash.of("<r@example.com>")) + "]\t1760000001~-~1759990001\n";
+        String history = a.compareTo(r) < 0 ? a + r : r + a;
+        Path text = dir.resolve("history");
+        Files.writeString(text, history, StandardCharsets.US_ASCII);
+        String store = dir.resolve("h.mvbt").toString();
+
+        assertEquals(0, run("history", "import", "-s", store, text.toString()));
+        assertTrue(output("history", "stat", "-s", store).contains("entries: 2 (1 articles, 1 remembered)"));
+        assertTrue(output("history", "lookup", "-s", store, "<a@EXAMPLE.com>").contains("article @0301"));
+        assertTrue(output("history", "lookup", "-s", store, "<r@example.com>").contains("remembered"));
+        assertEquals(1, run("history", "lookup", "-s", store, "<nobody@example.com>"));
+
+        Path out = dir.resolve("exported");
+        assertEquals(0, run("history", "export", "-s", store, out.toString()));
+        assertArrayEquals(Files.readAllBytes(text), Files.readAllBytes(out));
+
+        String dry = output("history", "expire", "-s", store, "--now", "1760600000", "--retention", "5", "--dry-run");
+        assertTrue(dry.contains("1 to remembered"), dry);
+        assertTrue(output("history", "stat", "-s", store).contains("(1 articles, 1 remembered)"));
+        String real = output("history", "expire", "-s", store, "--now", "1760600000", "--retention", "5");
+        assertTrue(real.contains("entries now: 2 (0 articles, 2 remembered)"), real);
+        assertEquals(0, run("history", "check", "-s", store));
+    }
+
+    @Test
+    void aMalformedFileFailsNamingTheLine() throws Exception {
+        Path text = dir.resolve("history");
+        Files.writeString(text, "[00000000000000000000000000000000]\t1~-\nnonsense\n", StandardCharsets.US_ASCII);
+        String store = dir.resolve("h.mvbt").toString();
+        PrintStream saved = System.err;
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+        try {
+            assertTrue(run("history", "import", "-s", store, text.toString()) != 0);
+        } finally {
+            System.setErr(saved);
+        }
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("line 2"), err.toString(StandardCharsets.UTF_8));
+        assertTrue(output("history", "stat", "-s", store).contains("entries: 0"));
+        assertEquals(0, run("history", "import", "-s", store, "--skip-malformed", text.toString()));
+        assertTrue(output("history", "stat", "-s", store).contains("entries: 1 (0 articles, 1 remembered)"));
+    }
+
+    @Test
+    void theBenchRunsBothEnginesAndValidatesThem() {
+        String report = output("history", "bench", "--entries", "3000", "--lookups", "3000", "--sync-every", "500",
+                "--dir", dir.toString());
+        for (String phase : new String[] {"write", "sync", "reopen", "seqcheck", "walk", "randlookup", "missingcheck",
+            "footprint"}) {
+            assertTrue(report.lines().anyMatch(l -> l.startsWith(phase + " ") && l.trim().endsWith("x")),
+                    phase + " row with a ratio in\n" + report);
+        }
+        assertTrue(report.contains("csv: entries,mvbt_write,sqlite_write,ratio_write"), report);
+    }
+}
