@@ -162,12 +162,13 @@ public final class QueryEvaluator {
                 continue;
             }
             if (child instanceof Query.Not not) {
+                // Over what the AND has left, or over the whole domain if this comes first.
+                within |= current == null;
                 CandidateSet base = current != null ? current : domainIds(domain);
                 QueryPlan notPlan = plan.add(new QueryPlan("NOT", base.size()));
                 Result inner = evaluate(not.child(), base, notPlan);
                 current = base.andNot(inner.ids);
                 notPlan.actual(current.size());
-                within = true;
                 continue;
             }
             if (current != null && child instanceof Query.Indexed indexed && indexed.check() != null
@@ -179,8 +180,14 @@ public final class QueryEvaluator {
                 continue;
             }
             Result r = evaluate(child, current != null ? current : domain, plan);
-            current = current == null ? r.ids : current.and(r.ids);
-            within |= r.withinDomain;
+            // Later children run over what the first left, so only the first can bound the result
+            // by the domain (index terms return ids from anywhere).
+            if (current == null) {
+                within = r.withinDomain;
+                current = r.ids;
+            } else {
+                current = current.and(r.ids);
+            }
         }
         if (current == null) {
             current = domainIds(domain);

@@ -116,6 +116,11 @@ class CandidateSearchTest {
             QueryEvaluator.Evaluation withoutAll = new QueryEvaluator(s, master, scope)
                     .evaluate(Query.or(Query.and(greenish, small), Query.and(greyScan, notRed)));
             assertEquals(want, withoutAll.ids());
+            // An index term first, then an unindexed one over what it found: still only the scope's ids.
+            QueryEvaluator.Evaluation indexThenScan = new QueryEvaluator(s, master, scope)
+                    .evaluate(Query.and(small, Query.scan("(colour=red)", colourIs("red"))));
+            assertEquals(expected(id -> scopeIds.contains(id) && model.get(id)[1].compareTo("010") <= 0
+                    && model.get(id)[0].equals("red")), indexThenScan.ids());
             String plan = withoutAll.plan().toString();
             // The smaller index scan runs first inside the AND.
             assertTrue(plan.indexOf("size <= \"010\"") < plan.indexOf("colour prefix \"green\""), plan);
