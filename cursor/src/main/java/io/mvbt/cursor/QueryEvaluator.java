@@ -182,7 +182,12 @@ public final class QueryEvaluator {
             Result r = evaluate(child, current != null ? current : domain, plan);
             // Later children run over what the first left, so only the first can bound the result
             // by the domain (index terms return ids from anywhere).
-            if (current == null) {
+            if (current == null && domain != null && !r.withinDomain) {
+                // A materialized domain (inside NOT, or a later AND) bounds an index scan at once, so
+                // that the unindexed terms after it fetch only entries of the domain.
+                current = r.ids.and(domain);
+                within = true;
+            } else if (current == null) {
                 within = r.withinDomain;
                 current = r.ids;
             } else {

@@ -153,6 +153,40 @@ class DirectoryTest {
     }
 
     @Test
+    void plansOfComplexFiltersRunTheCheapestTermFirst() {
+        try (Store store = Store.inMemory()) {
+            Directory dir = sample(store);
+            for (int i = 0; i < 2000; i++) {
+                dir.add(Entry.builder("cn=user" + i + ",ou=people,dc=example,dc=com").add("objectClass", "person")
+                        .add("sn", i % 10 == 0 ? "Smith" : "Other" + i).add("mail", "u" + i + "@example.com")
+                        .add("description", i % 7 == 0 ? "on call" : "off").build());
+            }
+            try (SearchResult r = dir.search("ou=people,dc=example,dc=com", SearchScope.SUBTREE,
+                    "(&(objectClass=person)(|(sn=smith)(mail=u19*))(!(description=on call)))")) {
+                String plan = r.plan().toString();
+                System.out.println(plan);
+                assertTrue(plan.indexOf("OR") < plan.indexOf("objectclass = \"person\""), plan);
+                assertTrue(r.plan().totalFetched() <= 301, "the NOT fetched only what the AND had left\n" + plan);
+                long expected = 1; // Alice Smith of the sample
+                for (int i = 0; i < 2000; i++) {
+                    if ((i % 10 == 0 || String.valueOf(i).startsWith("19")) && i % 7 != 0) {
+                        expected++;
+                    }
+                }
+                assertEquals(expected, r.count());
+            }
+            try (SearchResult r = dir.search("dc=example,dc=com", SearchScope.SUBTREE,
+                    "(&(mail=*@example.com)(cn=user1*)(sn=nobody)(employeeNumber>=0))")) {
+                String plan = r.plan().toString();
+                System.out.println(plan);
+                assertEquals(0, r.count());
+                assertTrue(plan.contains("skipped"), plan);
+                assertEquals(0, r.plan().totalFetched(), plan);
+            }
+        }
+    }
+
+    @Test
     void anIndexAddedLaterIsBuiltFromTheEntries() {
         try (Store store = Store.inMemory()) {
             sample(store);
