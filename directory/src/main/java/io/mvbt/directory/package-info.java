@@ -1,0 +1,2 @@
+/** An LDAP-style entry store on mvbt, searched on snapshots while it changes. */
+package io.mvbt.directory;
