@@ -28,7 +28,7 @@ import picocli.CommandLine.Option;
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "INN's history benchmark: the mvbt history table beside SQLite configured as hissqlite.")
 final class HistoryBenchCommand implements Callable<Integer> {
-    private static final long BASE_TIME = 1_760_000_000L;
+    static final long BASE_TIME = 1_760_000_000L;
 
     @Option(names = "--entries", description = "Articles written (default: ${DEFAULT-VALUE}).")
     long entries = 10_000_000;
@@ -47,6 +47,13 @@ final class HistoryBenchCommand implements Callable<Integer> {
 
     @Option(names = "--seed", description = "PRNG seed (default: ${DEFAULT-VALUE}).")
     long seed = 5;
+
+    @Option(names = "--expiry", negatable = true, description = "After the read phases, measure mvbt's writer "
+            + "and a reader while expiry drops the oldest 10%% of the articles (default: ${DEFAULT-VALUE}).")
+    boolean expiry = true;
+
+    /** mvbt's writer and reader without and with expiry running, if measured. */
+    private ExpiryUnderLoad.Half[] expiryResult;
 
     private final PrintStream out = System.out;
 
@@ -167,6 +174,11 @@ final class HistoryBenchCommand implements Callable<Integer> {
             long bytes = engine.footprint();
             phases.put("footprint", new double[] {bytes, entries});
             out.printf("  footprint %,d bytes (%.1f bytes per entry)%n", bytes, (double) bytes / entries);
+            if (engine instanceof MvbtHistoryEngine mvbt && expiry) {
+                long writes = Math.max(10_000, Math.min(200_000, entries / 20));
+                ExpiryUnderLoad.Half[] halves = new ExpiryUnderLoad(mvbt.writable(), entries, out).run(writes);
+                expiryResult = halves;
+            }
         } finally {
             engine.close();
         }
@@ -220,6 +232,14 @@ final class HistoryBenchCommand implements Callable<Integer> {
             out.println(row);
         }
         out.println("(footprint: bytes on disk; its ratio below 1 means mvbt is smaller)");
+        if (expiryResult != null) {
+            ExpiryUnderLoad.Half alone = expiryResult[0];
+            ExpiryUnderLoad.Half during = expiryResult[1];
+            out.printf("expiry of 10%% under load (mvbt): writer %,.0f/s during expiry vs %,.0f/s without = %.2fx; "
+                    + "reader %,.0f vs %,.0f lookups/s, worst lookup %,d vs %,d µs%n", during.writeRate(),
+                    alone.writeRate(), during.writeRate() / alone.writeRate(), during.lookupRate(), alone.lookupRate(),
+                    during.worstLookupNanos() / 1000, alone.worstLookupNanos() / 1000);
+        }
         out.println("csv: " + csvHead);
         out.println("csv: " + csv);
     }

@@ -48,6 +48,15 @@ final class MvbtHistoryEngine implements HistoryBenchEngine {
         reader = table.reader();
     }
 
+    /** The table for writing again, after the read-only phases (their reader is closed). */
+    HistoryTable writable() {
+        if (reader != null) {
+            reader.close();
+            reader = null;
+        }
+        return table;
+    }
+
     @Override
     public boolean check(byte[] hash) {
         return reader != null ? reader.check(hash) : table.check(hash);
