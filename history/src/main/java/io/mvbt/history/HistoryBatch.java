@@ -41,9 +41,10 @@ public final class HistoryBatch implements AutoCloseable {
             throw new IllegalArgumentException("an article needs a storage token (remember() stores without one)");
         }
         checkUsable();
-        if (txn.contains(table.entries, hash)) {
+        if (present(hash)) {
             return false;
         }
+        table.filters.add(hash);
         txn.put(table.entries, hash, EntryCodec.encode(known(arrived), known(posted), known(expires), token));
         writes++;
         return true;
@@ -58,9 +59,10 @@ public final class HistoryBatch implements AutoCloseable {
     public boolean remember(byte[] hash, long arrived, long posted) {
         MessageIdHash.check(hash);
         checkUsable();
-        if (txn.contains(table.entries, hash)) {
+        if (present(hash)) {
             return false;
         }
+        table.filters.add(hash);
         txn.put(table.entries, hash, EntryCodec.encode(known(arrived), known(posted), 0, null));
         rememberedDelta++;
         writes++;
@@ -83,9 +85,16 @@ public final class HistoryBatch implements AutoCloseable {
 
     /** Puts {@code value} where {@code old} (null: nothing) was, keeping the remembered count. */
     void put(byte[] hash, byte[] old, byte[] value) {
+        table.filters.add(hash);
         txn.put(table.entries, hash, value);
         rememberedDelta += remembered(value) - (old == null ? 0 : remembered(old));
         writes++;
+    }
+
+    /** Whether the hash is in this batch's view; the filter spares the tree most new Message-IDs. */
+    private boolean present(byte[] hash) {
+        // The filter holds the base revision's hashes and every hash this batch put.
+        return !table.filters.surelyAbsent(hash, txn.baseRevision()) && txn.contains(table.entries, hash);
     }
 
     /** Deletes the entry {@code old} under {@code hash} (expiry). */
@@ -122,7 +131,15 @@ public final class HistoryBatch implements AutoCloseable {
             txn.put(table.meta, HistoryTable.REMEMBERED_KEY, HistoryTable.longBytes(remembered + rememberedDelta));
             rememberedDelta = 0;
         }
-        txn.commit(table.durability());
+        long entries = txn.count(table.entries);
+        table.filters.committing();
+        boolean done = false;
+        try {
+            txn.commit(table.durability());
+            done = true;
+        } finally {
+            table.filters.committed(txn, done, entries);
+        }
     }
 
     /** Throws away the batch's writes if it has not committed. */

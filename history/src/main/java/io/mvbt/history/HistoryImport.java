@@ -96,6 +96,8 @@ public final class HistoryImport {
             }
             tx.put(table.meta, HistoryTable.REMEMBERED_KEY, HistoryTable.longBytes(loaded[1]));
             tx.commit(Durability.SYNC);
+            // The load did not pass through the filter: build it again from the new revision.
+            table.filters.rebuild();
         }
     }
 

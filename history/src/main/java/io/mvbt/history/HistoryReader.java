@@ -36,6 +36,9 @@ public final class HistoryReader implements AutoCloseable {
     public boolean check(byte[] hash) {
         MessageIdHash.check(hash);
         table.checkOpen();
+        if (table.filters.surelyAbsent(hash, snapshot.revision())) {
+            return false;
+        }
         return snapshot.contains(table.entries, hash);
     }
 
@@ -48,6 +51,9 @@ public final class HistoryReader implements AutoCloseable {
     public HistoryEntry lookup(byte[] hash) {
         MessageIdHash.check(hash);
         table.checkOpen();
+        if (table.filters.surelyAbsent(hash, snapshot.revision())) {
+            return null;
+        }
         UnsafeBuffer value = new UnsafeBuffer(0, 0);
         if (!snapshot.get(table.entries, new UnsafeBuffer(hash), value) || !EntryCodec.isArticle(value)) {
             return null;
@@ -64,6 +70,9 @@ public final class HistoryReader implements AutoCloseable {
     public HistoryEntry entry(byte[] hash) {
         MessageIdHash.check(hash);
         table.checkOpen();
+        if (table.filters.surelyAbsent(hash, snapshot.revision())) {
+            return null;
+        }
         UnsafeBuffer value = new UnsafeBuffer(0, 0);
         if (!snapshot.get(table.entries, new UnsafeBuffer(hash), value)) {
             return null;
@@ -101,6 +110,17 @@ public final class HistoryReader implements AutoCloseable {
             }
         }
         return visited;
+    }
+
+    /** Passes every hash, in order, until {@code visitor} returns false (the filter's build). */
+    void walkHashes(Predicate<byte[]> visitor) {
+        try (Cursor c = snapshot.cursor(table.entries)) {
+            for (boolean on = c.first(); on; on = c.next()) {
+                if (!visitor.test(c.keyBytes())) {
+                    return;
+                }
+            }
+        }
     }
 
     /** Entry counts, in O(1). */

@@ -62,6 +62,7 @@ public final class HistoryTable implements AutoCloseable {
     final Tree entries;
     final Tree meta;
     private final Durability durability;
+    final PresenceFilters filters;
     private volatile boolean closed;
 
     private HistoryTable(Store store, boolean ownsStore, String name, Durability durability) {
@@ -71,7 +72,9 @@ public final class HistoryTable implements AutoCloseable {
         this.entries = store.tree(name);
         this.meta = store.tree(name + ".meta");
         this.durability = durability;
+        this.filters = new PresenceFilters(this, store);
         prepare();
+        filters.rebuild();
     }
 
     /** Opens (or creates) a history table in a store file of its own, committing in NORMAL durability. */
@@ -290,7 +293,12 @@ public final class HistoryTable implements AutoCloseable {
      */
     public ExpireReport expire(ExpiryPolicy policy, ExpireOptions options) {
         checkOpen();
-        return new Expirer(this, policy, options).run();
+        ExpireReport report = new Expirer(this, policy, options).run();
+        if (report.deleted() > 0) {
+            // Deleted hashes stay in the filter as false positives until it is rebuilt.
+            filters.rebuild();
+        }
+        return report;
     }
 
     /** Makes every commit so far durable (a checkpoint). */
@@ -304,6 +312,7 @@ public final class HistoryTable implements AutoCloseable {
     public void close() {
         if (!closed) {
             closed = true;
+            filters.close();
             if (ownsStore) {
                 store.close();
             }

@@ -1,0 +1,142 @@
+package io.mvbt.history;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.mvbt.revisions.Snapshot;
+import io.mvbt.revisions.Store;
+import io.mvbt.revisions.WriteTxn;
+
+/**
+ * The table's {@link PresenceFilter}s: the one readers use, and the one being built in the
+ * background (at open, when the table outgrew its filter, after expiry deleted entries, or after a
+ * commit that did not go through this table, such as an import). Until a filter is ready, every
+ * check goes to the tree; nothing waits for a build.
+ */
+final class PresenceFilters {
+    private final HistoryTable table;
+    private final Store store;
+    private volatile PresenceFilter current;
+    private volatile PresenceFilter building;
+    private final AtomicBoolean buildRequested = new AtomicBoolean();
+    private volatile boolean closed;
+    /** True while this table publishes a commit and before its filters cover it. */
+    private volatile boolean committing;
+    private Thread builder;
+
+    PresenceFilters(HistoryTable table, Store store) {
+        this.table = table;
+        this.store = store;
+    }
+
+    /** True if no entry with {@code hash} exists in the snapshot of {@code revision}. */
+    boolean surelyAbsent(byte[] hash, long revision) {
+        PresenceFilter f = current;
+        if (f == null) {
+            return false;
+        }
+        if (f.answersFor(revision)) {
+            return !f.mightContain(hash);
+        }
+        if (revision > f.covered && !committing && revision > f.covered) {
+            // A commit that did not go through this table (the second look at covered rules out one
+            // of ours that finished meanwhile): the filter no longer knows every hash.
+            rebuild();
+        }
+        return false;
+    }
+
+    /** Records a hash about to be committed by this table (before the commit is published). */
+    void add(byte[] hash) {
+        PresenceFilter f = current;
+        if (f != null) {
+            f.add(hash);
+        }
+        PresenceFilter b = building;
+        if (b != null) {
+            b.add(hash);
+        }
+    }
+
+    /** This table is about to publish a commit. */
+    void committing() {
+        committing = true;
+    }
+
+    /** After this table committed {@code txn} (if {@code done}): its filters now cover its revision. */
+    void committed(WriteTxn txn, boolean done, long entries) {
+        for (PresenceFilter f : new PresenceFilter[] {current, building}) {
+            if (done && f != null && f.covered == txn.baseRevision()) {
+                f.covered = txn.revision();
+            }
+        }
+        committing = false;
+        PresenceFilter f = current;
+        if (f != null && entries > f.capacity) {
+            rebuild();
+        }
+    }
+
+    /** Starts a build in the background unless one is running. */
+    void rebuild() {
+        if (closed || !buildRequested.compareAndSet(false, true)) {
+            return;
+        }
+        Thread t = new Thread(this::build, "history-filter-" + table.name());
+        t.setDaemon(true);
+        synchronized (this) {
+            builder = t;
+        }
+        t.start();
+    }
+
+    private void build() {
+        try {
+            PresenceFilter f;
+            Snapshot snapshot;
+            // Holding the writer, no commit slips between the snapshot and the filter that adds
+            // every later commit's hashes.
+            try (WriteTxn hold = store.beginWrite()) {
+                snapshot = store.beginRead();
+                f = new PresenceFilter(snapshot.count(table.entries), snapshot.revision());
+                building = f;
+                hold.abort();
+            }
+            try (HistoryReader reader = new HistoryReader(table, snapshot)) {
+                reader.walkHashes(hash -> {
+                    f.add(hash);
+                    return !closed;
+                });
+            }
+            if (!closed) {
+                f.ready = true;
+                current = f;
+            }
+        } catch (RuntimeException e) {
+            // The table closed under the build, or the store failed: checks keep using the tree.
+        } finally {
+            building = null;
+            buildRequested.set(false);
+        }
+    }
+
+    /** Stops a running build and waits for it. */
+    void close() {
+        closed = true;
+        Thread t;
+        synchronized (this) {
+            t = builder;
+        }
+        if (t != null) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** The filter in use, for stats and tests; null before the first build ends. */
+    PresenceFilter current() {
+        return current;
+    }
+}

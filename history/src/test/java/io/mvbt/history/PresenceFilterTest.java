@@ -1,0 +1,151 @@
+package io.mvbt.history;
+
+import static io.mvbt.history.Tokens.id;
+import static io.mvbt.history.Tokens.token;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.junit.jupiter.api.Test;
+
+import io.mvbt.revisions.Store;
+import io.mvbt.revisions.WriteTxn;
+
+/** The filter of present hashes: it spares the tree most misses and never makes an answer wrong. */
+class PresenceFilterTest {
+    private static PresenceFilter readyFilter(HistoryTable table) throws InterruptedException {
+        return readyFilter(table, 0);
+    }
+
+    /** Waits for a filter built from {@code builtFrom} or later that covers the newest revision. */
+    private static PresenceFilter readyFilter(HistoryTable table, long builtFrom) throws InterruptedException {
+        for (int i = 0; i < 500; i++) {
+            PresenceFilter f = table.filters.current();
+            if (f != null && f.ready && f.validFrom >= builtFrom && f.covered >= table.store().revision()) {
+                return f;
+            }
+            Thread.sleep(10);
+        }
+        throw new AssertionError("the filter never became ready");
+    }
+
+    @Test
+    void missesAreAnsweredByTheFilterAndPresentHashesByTheTree() throws Exception {
+        try (Store store = Store.inMemory(); HistoryTable table = HistoryTable.open(store)) {
+            for (long i = 0; i < 20_000; i++) {
+                assertTrue(table.write(id(i), 1000 + i, 1000 + i, 0, token(i)));
+            }
+            PresenceFilter f = readyFilter(table);
+            long falsePositives = 0;
+            for (long i = 20_000; i < 120_000; i++) {
+                byte[] h = MessageIdHash.of(id(i));
+                assertFalse(table.check(h));
+                assertNull(table.lookup(h));
+                if (f.mightContain(h)) {
+                    falsePositives++;
+                }
+            }
+            assertTrue(falsePositives < 2_000, falsePositives + " false positives in 100,000 misses");
+            for (long i = 0; i < 20_000; i++) {
+                assertTrue(table.check(id(i)));
+                assertFalse(table.write(id(i), 1, 1, 0, token(i)), "a duplicate must be refused");
+            }
+        }
+    }
+
+    /** A hash committed around the table (straight into its tree) must not be reported absent. */
+    @Test
+    void aCommitThatBypassedTheTableIsNeverHiddenByTheFilter() throws Exception {
+        try (Store store = Store.inMemory(); HistoryTable table = HistoryTable.open(store)) {
+            for (long i = 0; i < 1_000; i++) {
+                table.write(id(i), 1000, 1000, 0, token(i));
+            }
+            readyFilter(table);
+            byte[] foreign = MessageIdHash.of(id(5_000));
+            try (WriteTxn tx = store.beginWrite()) {
+                tx.put(table.entries, foreign, EntryCodec.encode(1000, 1000, 0, token(5_000)));
+                tx.commit();
+            }
+            assertTrue(table.check(foreign));
+            assertNotNull(table.lookup(foreign));
+            assertFalse(table.write(foreign, 1, 1, 0, token(1)), "the writer must see it too");
+            // The filter is rebuilt from the new revision and answers again.
+            PresenceFilter f = readyFilter(table, store.revision());
+            assertTrue(f.mightContain(foreign));
+            assertTrue(table.check(foreign));
+        }
+    }
+
+    /** A reader older than the filter's build does not use it: its revision may hold deleted hashes. */
+    @Test
+    void anOlderReaderKeepsItsDeletedHashes() throws Exception {
+        try (Store store = Store.inMemory(); HistoryTable table = HistoryTable.open(store)) {
+            for (long i = 0; i < 1_000; i++) {
+                table.write(id(i), 1000, 1000, 0, token(i));
+            }
+            readyFilter(table);
+            try (HistoryReader old = table.reader()) {
+                // Expiry deletes every entry (all remembered long ago after the drop), then rebuilds.
+                ExpireReport r = table.expire((a, now) -> ExpiryDecision.remember(),
+                        ExpireOptions.defaults().rememberDays(1));
+                assertEquals(1_000, r.deleted());
+                PresenceFilter f = readyFilter(table, store.revision());
+                assertFalse(f.mightContain(MessageIdHash.of(id(7))) && f.mightContain(MessageIdHash.of(id(8)))
+                        && f.mightContain(MessageIdHash.of(id(9))), "the rebuilt filter still holds deleted hashes");
+                assertFalse(table.check(id(7)));
+                assertTrue(old.check(id(7)), "the older snapshot still holds the entry");
+            }
+        }
+    }
+
+    /** Readers on fresh snapshots find every article their revision holds while the writer goes on. */
+    @Test
+    void readersRacingTheWriterFindEveryCommittedArticle() throws Exception {
+        try (Store store = Store.inMemory(); HistoryTable table = HistoryTable.open(store)) {
+            AtomicLong written = new AtomicLong();
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Thread[] readers = new Thread[2];
+            for (int t = 0; t < readers.length; t++) {
+                readers[t] = new Thread(() -> {
+                    try {
+                        while (!stop.get()) {
+                            long n = written.get();
+                            try (HistoryReader r = table.reader()) {
+                                for (long i = Math.max(0, n - 50); i < n; i++) {
+                                    if (!r.check(id(i))) {
+                                        throw new AssertionError("article " + i + " committed but not found");
+                                    }
+                                }
+                                if (r.check(id(n + 1_000_000))) {
+                                    throw new AssertionError("found an article never written");
+                                }
+                            }
+                        }
+                    } catch (Throwable e) {
+                        failure.set(e);
+                    }
+                });
+                readers[t].start();
+            }
+            for (long i = 0; i < 30_000; i++) {
+                table.write(id(i), 1000, 1000, 0, token(i));
+                written.set(i + 1);
+            }
+            stop.set(true);
+            for (Thread t : readers) {
+                t.join();
+            }
+            if (failure.get() != null) {
+                throw new AssertionError(failure.get());
+            }
+            assertTrue(readyFilter(table).answersFor(store.revision()));
+        }
+    }
+}
