@@ -461,11 +461,7 @@ public final class TreeEditor {
         boolean leaf = childLevel == 0;
         long child = w.page(childNo, childRevision, leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH);
         if (Node.count(child) == 0) {
-            w.free(childNo, childRevision, 1);
-            Node.remove(parent, i);
-            if (i == 0 && Node.count(parent) > 0) {
-                Node.clearFirstKey(parent);
-            }
+            removeChild(parent, i, childNo, childRevision);
             return;
         }
         boolean underfull = Node.usedBytes(child, pageSize) < limits.minFill || (!leaf && Node.count(child) == 1);
@@ -480,6 +476,16 @@ public final class TreeEditor {
                 + (leaf ? 0 : Node.keyLength(parent, rightIndex));
         if (merged <= limits.usable) {
             merge(parent, leftIndex, left, right, leaf);
+        }
+    }
+
+    /** Frees the empty child {@code i} and takes it out of {@code parent}. */
+    private void removeChild(long parent, int i, long childNo, long childRevision) {
+        w.free(childNo, childRevision, 1);
+        Node.remove(parent, i);
+        if (i == 0 && Node.count(parent) > 0) {
+            // The new first child covers everything below the old one's range too.
+            Node.clearFirstKey(parent);
         }
     }
 
@@ -600,18 +606,7 @@ public final class TreeEditor {
             return;
         }
         UnsafeApi.copyMemory(page, scratchA, pageSize);
-        int total = 0;
-        for (int i = 0; i <= n; i++) {
-            if (i == at) {
-                listAddress[total] = entry;
-                listSize[total++] = size;
-            }
-            if (i < n) {
-                int off = Node.entry(scratchA, i);
-                listAddress[total] = scratchA + off;
-                listSize[total++] = Node.entrySize(scratchA, off, leaf);
-            }
-        }
+        int total = listEntries(scratchA, 0, leaf, at, entry, size, 0);
         int split = append ? n : chooseSplit(total, leaf);
         rebuildPair(level, leaf, total, split, page, 0);
     }
@@ -641,8 +636,8 @@ public final class TreeEditor {
         boolean pageIsLeft = sibling > i;
         UnsafeApi.copyMemory(pageIsLeft ? page : other, scratchA, pageSize);
         UnsafeApi.copyMemory(pageIsLeft ? other : page, scratchB, pageSize);
-        int total = listEntries(scratchA, pageIsLeft ? at : -1, entry, size, 0);
-        total = listEntries(scratchB, pageIsLeft ? -1 : at, entry, size, total);
+        int total = listEntries(scratchA, 0, true, pageIsLeft ? at : -1, entry, size, 0);
+        total = listEntries(scratchB, 0, true, pageIsLeft ? -1 : at, entry, size, total);
         int split = bestSplit(total, true);
         if (split < 0) {
             // Large entries may not divide into two pages even below the limit.
@@ -667,10 +662,13 @@ public final class TreeEditor {
         return child;
     }
 
-    /** Appends the leaf entries of {@code page} to the list from {@code total}, {@code entry} at {@code at}. */
-    private int listEntries(long page, int at, long entry, int size, int total) {
+    /**
+     * Appends the entries of {@code page} from {@code from} on to the list at {@code total}, with
+     * {@code entry} before the one at {@code at} (-1: none); returns the new total.
+     */
+    private int listEntries(long page, int from, boolean leaf, int at, long entry, int size, int total) {
         int n = Node.count(page);
-        for (int j = 0; j <= n; j++) {
+        for (int j = from; j <= n; j++) {
             if (j == at) {
                 listAddress[total] = entry;
                 listSize[total++] = size;
@@ -678,7 +676,7 @@ public final class TreeEditor {
             if (j < n) {
                 int off = Node.entry(page, j);
                 listAddress[total] = page + off;
-                listSize[total++] = Node.entrySize(page, off, true);
+                listSize[total++] = Node.entrySize(page, off, leaf);
             }
         }
         return total;
@@ -826,11 +824,7 @@ public final class TreeEditor {
         if (Node.count(page) == 0) {
             // Possible under a one-child branch (right-edge splits and bulk loads make them): with no
             // sibling to merge into, the empty page leaves its parent, which is then rebalanced.
-            w.free(pathPage[level], w.revision(), 1);
-            Node.remove(parent, i);
-            if (i == 0 && Node.count(parent) > 0) {
-                Node.clearFirstKey(parent);
-            }
+            removeChild(parent, i, pathPage[level], w.revision());
             rebalance(level - 1);
             return;
         }
@@ -882,14 +876,7 @@ public final class TreeEditor {
         UnsafeApi.copyMemory(left, scratchA, pageSize);
         UnsafeApi.copyMemory(right, scratchB, pageSize);
         // Entries of both pages, with the parent's separator pulled down between them for branches.
-        int total = 0;
-        int nl = Node.count(scratchA);
-        for (int j = 0; j < nl; j++) {
-            int off = Node.entry(scratchA, j);
-            listAddress[total] = scratchA + off;
-            listSize[total++] = Node.entrySize(scratchA, off, leaf);
-        }
-        int nr = Node.count(scratchB);
+        int total = listEntries(scratchA, 0, leaf, -1, 0, 0, 0);
         int start = 0;
         if (!leaf) {
             long head = entryBuffer[level & 1];
@@ -900,11 +887,7 @@ public final class TreeEditor {
                     Node.childCount(scratchB, 0));
             start = 1;
         }
-        for (int j = start; j < nr; j++) {
-            int off = Node.entry(scratchB, j);
-            listAddress[total] = scratchB + off;
-            listSize[total++] = Node.entrySize(scratchB, off, leaf);
-        }
+        total = listEntries(scratchB, start, leaf, -1, 0, 0, total);
         int split = chooseSplit(total, leaf);
         // Rebuild as a split of the left page whose right page is the existing sibling.
         pathAddress[level] = left;

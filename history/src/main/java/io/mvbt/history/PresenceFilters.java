@@ -37,9 +37,9 @@ final class PresenceFilters {
         if (f.answersFor(revision)) {
             return !f.mightContain(hash);
         }
-        if (revision > f.covered && !committing && revision > f.covered) {
-            // A commit that did not go through this table (the second look at covered rules out one
-            // of ours that finished meanwhile): the filter no longer knows every hash.
+        if (!committing && revision > f.covered) {
+            // A commit that did not go through this table (covered is read again after committing,
+            // so one of ours that just finished is not mistaken for it): the filter misses hashes.
             rebuild();
         }
         return false;
@@ -64,15 +64,20 @@ final class PresenceFilters {
 
     /** After this table committed {@code txn} (if {@code done}): its filters now cover its revision. */
     void committed(WriteTxn txn, boolean done, long entries) {
-        for (PresenceFilter f : new PresenceFilter[] {current, building}) {
-            if (done && f != null && f.covered == txn.baseRevision()) {
-                f.covered = txn.revision();
-            }
+        if (done) {
+            advance(current, txn);
+            advance(building, txn);
         }
         committing = false;
         PresenceFilter f = current;
         if (f != null && entries > f.capacity) {
             rebuild();
+        }
+    }
+
+    private static void advance(PresenceFilter f, WriteTxn txn) {
+        if (f != null && f.covered == txn.baseRevision()) {
+            f.covered = txn.revision();
         }
     }
 

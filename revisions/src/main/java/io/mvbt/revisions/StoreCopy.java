@@ -10,6 +10,8 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.function.LongConsumer;
 
+import io.mvbt.pagestore.FilePageStore;
+
 /**
  * A consistent, compact copy of one revision into a new store file: the hot backup. It reads a
  * snapshot, so the writer goes on meanwhile, and rebuilds every tree with the sorted bulk loader,
@@ -49,7 +51,7 @@ final class StoreCopy {
             }
             entriesCopied.accept(copied);
             Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE);
-            Files.deleteIfExists(lockFileOf(partial));
+            Files.deleteIfExists(FilePageStore.lockPathOf(partial));
             syncDirectory(target.toAbsolutePath().getParent());
         } catch (IOException e) {
             deleteQuietly(partial);
@@ -60,13 +62,9 @@ final class StoreCopy {
         }
     }
 
-    private static Path lockFileOf(Path store) {
-        return store.resolveSibling(store.getFileName() + "-lock");
-    }
-
     private static void deleteStore(Path store) throws IOException {
         Files.deleteIfExists(store);
-        Files.deleteIfExists(lockFileOf(store));
+        Files.deleteIfExists(FilePageStore.lockPathOf(store));
     }
 
     private static void deleteQuietly(Path store) {

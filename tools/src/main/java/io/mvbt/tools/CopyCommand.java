@@ -28,11 +28,9 @@ final class CopyCommand implements Callable<Integer> {
     public Integer call() {
         StoreFiles.requireAbsent(target);
         try (Store s = StoreFiles.openExisting(store)) {
-            long total = 0;
+            long total;
             try (Snapshot snapshot = s.beginRead()) {
-                for (String name : snapshot.treeNames()) {
-                    total += snapshot.count(s.tree(name));
-                }
+                total = StoreFiles.totalEntries(s, snapshot);
             }
             int size = pageSize != null ? pageSize : s.stats().pageSize();
             long started = System.nanoTime();

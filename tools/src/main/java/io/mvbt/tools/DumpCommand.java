@@ -28,10 +28,7 @@ final class DumpCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         try (Store s = StoreFiles.openExisting(store); Snapshot snapshot = s.beginRead()) {
-            long total = 0;
-            for (String name : snapshot.treeNames()) {
-                total += snapshot.count(s.tree(name));
-            }
+            long total = StoreFiles.totalEntries(s, snapshot);
             if (output != null) {
                 StoreFiles.requireAbsent(output);
             }

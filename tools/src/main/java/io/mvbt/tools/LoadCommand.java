@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.concurrent.Callable;
 
+import io.mvbt.pagestore.FilePageStore;
 import io.mvbt.revisions.Durability;
 import io.mvbt.revisions.Store;
 import io.mvbt.revisions.StoreOptions;
@@ -49,7 +50,7 @@ final class LoadCommand implements Callable<Integer> {
             Files.move(partial, store, StandardCopyOption.ATOMIC_MOVE);
             done = true;
         } finally {
-            Files.deleteIfExists(partial.resolveSibling(partial.getFileName() + "-lock"));
+            Files.deleteIfExists(FilePageStore.lockPathOf(partial));
             if (!done) {
                 Files.deleteIfExists(partial);
             }

@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 import io.mvbt.revisions.Durability;
+import io.mvbt.revisions.Snapshot;
 import io.mvbt.revisions.Store;
 import io.mvbt.revisions.StoreOptions;
 
@@ -18,6 +19,15 @@ final class StoreFiles {
             throw new CommandException("no store at " + path);
         }
         return Store.open(path, StoreOptions.defaults().durability(Durability.NORMAL));
+    }
+
+    /** Entries in every tree of {@code snapshot}, for progress bars. */
+    static long totalEntries(Store store, Snapshot snapshot) {
+        long total = 0;
+        for (String name : snapshot.treeNames()) {
+            total += snapshot.count(store.tree(name));
+        }
+        return total;
     }
 
     /** Refuses to write over anything. */
