@@ -3,8 +3,6 @@ package io.mvbt.pagestore;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
@@ -17,8 +15,10 @@ import java.nio.file.StandardOpenOption;
  * <p>The file grows by writing zeros, not by leaving a hole: a full disk then fails the growth with
  * an {@link StorageException} instead of killing the JVM with SIGBUS on a later store to the mapping.
  *
- * <p>A writer holds an exclusive lock on a lock file beside the store ({@code <file>-lock}), so a
- * second writer, in this process or another, gets a {@link StoreLockedException}.
+ * <p>A writer holds the writer lock of the store's {@link LockFile}, so a second writer, in this
+ * process or another, gets a {@link StoreLockedException}. A store opened with
+ * {@link #openReadOnly} maps the file read-only, takes no writer lock and never writes the file; it
+ * follows the writer's growth with {@link #follow}.
  */
 public final class FilePageStore extends RegionPageStore {
     /** Largest single mapping (Java maps at most 2 GiB at once). */
@@ -43,20 +43,20 @@ public final class FilePageStore extends RegionPageStore {
 
     private final Path path;
     private final FileChannel channel;
-    private final FileChannel lockChannel;
-    private final FileLock lock;
+    private final LockFile lockFile;
     private final boolean created;
+    private final boolean readOnly;
     /** Bytes of the file in use: its length rounded down to whole chunks. */
     private long fileBytes;
 
-    private FilePageStore(Path path, int pageSize, FileChannel channel, FileChannel lockChannel, FileLock lock,
-            boolean created) {
+    private FilePageStore(Path path, int pageSize, FileChannel channel, LockFile lockFile, boolean created,
+            boolean readOnly) {
         super(pageSize);
         this.path = path;
         this.channel = channel;
-        this.lockChannel = lockChannel;
-        this.lock = lock;
+        this.lockFile = lockFile;
         this.created = created;
+        this.readOnly = readOnly;
     }
 
     /**
@@ -64,25 +64,16 @@ public final class FilePageStore extends RegionPageStore {
      *
      * @param newPageSize page size for a file that is created now
      * @param existing reads the page size of a file that exists already
+     * @param readerSlots slots of the reader table if this open creates it
      */
-    public static FilePageStore open(Path path, int newPageSize, PageSizeReader existing) {
+    public static FilePageStore open(Path path, int newPageSize, PageSizeReader existing, int readerSlots) {
         NativeAccess.require();
-        Path lockPath = lockPathOf(path);
-        FileChannel lockChannel = null;
+        LockFile lockFile = LockFile.open(path, readerSlots);
         FileChannel channel = null;
+        boolean locked = false;
         try {
-            lockChannel = FileChannel.open(lockPath, StandardOpenOption.CREATE, StandardOpenOption.READ,
-                    StandardOpenOption.WRITE);
-            FileLock lock;
-            try {
-                lock = lockChannel.tryLock(0, 1, false);
-            } catch (OverlappingFileLockException e) {
-                throw new StoreLockedException("store " + path + " is already open for writing in this JVM");
-            }
-            if (lock == null) {
-                throw new StoreLockedException("store " + path
-                        + " is open for writing in another process (it holds the lock on " + lockPath + ")");
-            }
+            lockFile.lockWriter(path.toString());
+            locked = true;
             channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ,
                     StandardOpenOption.WRITE);
             long size = channel.size();
@@ -92,24 +83,91 @@ public final class FilePageStore extends RegionPageStore {
             if (created) {
                 pageSize = newPageSize;
             }
-            FilePageStore store = new FilePageStore(path, pageSize, channel, lockChannel, lock, created);
+            FilePageStore store = new FilePageStore(path, pageSize, channel, lockFile, created, false);
             // Bytes past the last whole chunk were never written by a store: they are ignored.
             store.mapExisting(created ? 0 : size / CHUNK_BYTES * CHUNK_BYTES);
             return store;
         } catch (IOException e) {
             closeQuietly(channel);
-            closeQuietly(lockChannel);
+            release(lockFile, locked);
             throw new StorageException("cannot open store file " + path + ": " + e.getMessage(), e);
         } catch (RuntimeException e) {
             closeQuietly(channel);
-            closeQuietly(lockChannel);
+            release(lockFile, locked);
             throw e;
         }
     }
 
+    /**
+     * Opens an existing store file for reading only: mapped read-only, no writer lock, nothing ever
+     * written to it (the lock file beside it is written: it holds the reader table).
+     */
+    public static FilePageStore openReadOnly(Path path, PageSizeReader existing, int readerSlots) {
+        NativeAccess.require();
+        if (!java.nio.file.Files.isRegularFile(path)) {
+            throw new StorageException("no store file at " + path);
+        }
+        LockFile lockFile = LockFile.open(path, readerSlots);
+        FileChannel channel = null;
+        try {
+            channel = FileChannel.open(path, StandardOpenOption.READ);
+            long size = channel.size();
+            int pageSize = size == 0 ? 0 : existing.pageSize(channel, size);
+            if (pageSize == 0) {
+                throw new CorruptionException(-1, "store file " + path + " holds no store yet");
+            }
+            FilePageStore store = new FilePageStore(path, pageSize, channel, lockFile, false, true);
+            store.follow();
+            return store;
+        } catch (IOException e) {
+            closeQuietly(channel);
+            lockFile.close();
+            throw new StorageException("cannot open store file " + path + ": " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            closeQuietly(channel);
+            lockFile.close();
+            throw e;
+        }
+    }
+
+    private static void release(LockFile lockFile, boolean locked) {
+        if (locked) {
+            lockFile.unlockWriter();
+        }
+        lockFile.close();
+    }
+
     /** The lock file that guards a store file. */
     public static Path lockPathOf(Path path) {
-        return path.resolveSibling(path.getFileName() + "-lock");
+        return LockFile.lockPathOf(path);
+    }
+
+    /** The lock file: the writer lock and the reader table shared by processes. */
+    public LockFile lockFile() {
+        return lockFile;
+    }
+
+    /** Whether the store was opened with {@link #openReadOnly}. */
+    public boolean readOnly() {
+        return readOnly;
+    }
+
+    /**
+     * Maps what the writer has added to the file since (read-only stores): every whole chunk of
+     * the file's current length. Pages past a later truncation stay mapped and are never touched.
+     */
+    public synchronized void follow() {
+        checkOpen();
+        try {
+            long bytes = channel.size() / CHUNK_BYTES * CHUNK_BYTES;
+            if (bytes > fileBytes) {
+                fileBytes = bytes;
+                mapUpTo(bytes / pageSize());
+            }
+            setPageCount(Math.max(pageCount(), bytes / pageSize()));
+        } catch (IOException e) {
+            throw new StorageException("cannot map " + path + ": " + e.getMessage(), e);
+        }
     }
 
     /** Whether the file was empty when opened (a new store). */
@@ -133,14 +191,15 @@ public final class FilePageStore extends RegionPageStore {
         long covered = coveredPages();
         while (covered < pages) {
             long bytes = Math.min((pages - covered) * pageSize(), MAX_REGION_BYTES);
-            addRegion(channel.map(FileChannel.MapMode.READ_WRITE, covered * pageSize(), bytes), covered);
+            FileChannel.MapMode mode = readOnly ? FileChannel.MapMode.READ_ONLY : FileChannel.MapMode.READ_WRITE;
+            addRegion(channel.map(mode, covered * pageSize(), bytes), covered);
             covered = coveredPages();
         }
     }
 
     @Override
     public synchronized void extend(long newPageCount) {
-        checkOpen();
+        checkWritable();
         long pages = roundUpToChunk(newPageCount);
         long newBytes = pages * pageSize();
         if (newBytes <= fileBytes) {
@@ -171,7 +230,7 @@ public final class FilePageStore extends RegionPageStore {
 
     @Override
     public synchronized void truncate(long newPageCount) {
-        checkOpen();
+        checkWritable();
         long pages = roundUpToChunk(newPageCount);
         long newBytes = pages * pageSize();
         if (newBytes >= fileBytes) {
@@ -194,7 +253,7 @@ public final class FilePageStore extends RegionPageStore {
 
     @Override
     public void write(long pageNo, ByteBuffer source) {
-        checkOpen();
+        checkWritable();
         long position = pageNo * pageSize();
         try {
             while (source.hasRemaining()) {
@@ -212,7 +271,7 @@ public final class FilePageStore extends RegionPageStore {
 
     @Override
     public void sync() {
-        checkOpen();
+        checkWritable();
         try {
             channel.force(false);
         } catch (IOException e) {
@@ -248,12 +307,17 @@ public final class FilePageStore extends RegionPageStore {
         // Mappings are not unmapped by hand: a thread still reading would crash the JVM. The garbage
         // collector unmaps them once the store is unreachable.
         closeQuietly(channel);
-        try {
-            lock.release();
-        } catch (IOException ignored) {
-            // Closing the channel releases it too.
+        if (!readOnly) {
+            lockFile.unlockWriter();
         }
-        closeQuietly(lockChannel);
+        lockFile.close();
+    }
+
+    private void checkWritable() {
+        checkOpen();
+        if (readOnly) {
+            throw new IllegalStateException("store file " + path + " is open read-only");
+        }
     }
 
     /** Reads {@code length} bytes at {@code offset} of an open channel; fewer if the file is shorter. */

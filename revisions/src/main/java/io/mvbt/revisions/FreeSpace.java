@@ -216,6 +216,18 @@ final class FreeSpace {
         end();
     }
 
+    /**
+     * Makes every reusable page wait for {@code holder}: at open, when readers hold revisions up to
+     * it and which revision freed each free page is not known.
+     */
+    void pendAllReusable(long holder) {
+        for (long p = reusable.nextSetBit(PageStore.META_SLOTS); p >= 0; p = reusable.nextSetBit(p + 1)) {
+            reusable.clear(p);
+            pending.add(holder, p, 1, 0);
+        }
+        hotSize = 0;
+    }
+
     /** Lets go of pending pages that no held revision can reach any more. */
     void releasePending(long[] held, int n) {
         if (!pending.isEmpty()) {

@@ -34,6 +34,15 @@ final class IntegrityChecker {
     }
 
     CheckReport check(Revision r, long durableRevision) {
+        return check(r, durableRevision, true);
+    }
+
+    /** Checks the trees and free map that {@code r} reaches, not the writer's free space (read-only stores). */
+    CheckReport checkTrees(Revision r, long durableRevision) {
+        return check(r, durableRevision, false);
+    }
+
+    private CheckReport check(Revision r, long durableRevision, boolean freeSpace) {
         this.durable = durableRevision;
         for (long p = 0; p < PageStore.META_SLOTS; p++) {
             reached.set(p);
@@ -63,7 +72,7 @@ final class IntegrityChecker {
         } catch (CorruptionException e) {
             problems.add(e.getMessage());
         }
-        if (problems.isEmpty()) {
+        if (problems.isEmpty() && freeSpace) {
             checkFreeSpace(r);
             checkHeldRevisions();
         }

@@ -47,6 +47,10 @@ final class MetaSlots {
         return head;
     }
 
+    long sequenceOf(int slot) {
+        return sequence[slot];
+    }
+
     /** A slot that the next meta may overwrite. */
     int choose() {
         int head = head();

@@ -2,73 +2,111 @@ package io.mvbt.revisions;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import io.mvbt.pagestore.LockFile;
+
 /**
- * The revisions that open snapshots hold, in slots of a cache line each, kept in off-heap atomic
- * buffers so that the same layout can later live in a memory-mapped lock file shared by processes.
- * Opening a snapshot claims a free slot with one compare-and-set and publishes a revision; the
- * writer only reads the slots, so neither ever waits for the other.
+ * The revisions that open snapshots hold, one cache-line slot each, in the reader table of the
+ * store's {@link LockFile} (shared by every process that opens the store) or, for a store in
+ * memory, in off-heap memory of its own. Opening a snapshot claims a free slot with one
+ * compare-and-set and publishes a revision; the writer only reads the slots, so neither ever waits
+ * for the other. A slot names its process, so slots of a process that died can be cleared.
  *
  * <pre>
- * slot (64 bytes):  0 u64 revision (-1: none)   8 u64 owner (0: free, 1: snapshot, 2: checkpoint)
+ * slot (64 bytes):  0 u64 revision (-1: none)
+ *                   8 u64 owner: pid &lt;&lt; 8 | kind (0: free; kind 1 snapshot, 2 checkpoint)
  *                   16 u64 opened (epoch ms)   24 u64 thread id   32 u64 flags (slow-reader state)
+ *                   40 u64 start of the owning process (epoch ms, 0: not known yet)
  * </pre>
  */
 final class ReaderRegistry {
-    static final int SLOT_BYTES = 64;
+    static final int SLOT_BYTES = LockFile.SLOT_BYTES;
     static final int REVISION = 0;
     static final int OWNER = 8;
     static final int OPENED = 16;
     static final int THREAD = 24;
     static final int FLAGS = 32;
+    static final int PROCESS_START = 40;
     static final long SNAPSHOT = 1;
     static final long CHECKPOINT = 2;
     /** Flag: the slow-reader policy has seen this holder (it is told of each once). */
     static final long REPORTED = 1;
     /** Flag: the slow-reader policy expired this snapshot. */
     static final long EXPIRED = 2;
-    private static final int SLOTS_PER_SEGMENT = 64;
 
-    private volatile AtomicBuffer[] segments = new AtomicBuffer[0];
-    /** One past the highest slot ever claimed: the writer scans no further. */
-    private volatile int highWater;
-    /** In-process snapshots' revisions by slot, for the integrity checker. */
-    private volatile Revision[][] revisions = new Revision[0][];
-    /** Names of the threads that claimed the slots, for reports of slow readers. */
-    private volatile String[][] threadNames = new String[0][];
+    private final AtomicBuffer header;
+    private final AtomicBuffer table;
+    private final int capacity;
+    private final String where;
+    /** This process's snapshots' revisions by slot, for the integrity checker. */
+    private final Revision[] revisions;
+    /** Names of the threads of this process that claimed the slots, for reports of slow readers. */
+    private final String[] threadNames;
 
-    ReaderRegistry() {
-        addSegment(0);
+    private ReaderRegistry(AtomicBuffer header, AtomicBuffer table, int capacity, String where) {
+        this.header = header;
+        this.table = table;
+        this.capacity = capacity;
+        this.where = where;
+        this.revisions = new Revision[capacity];
+        this.threadNames = new String[capacity];
     }
 
-    /** Claims a free slot for {@code owner}; the slot holds no revision yet. */
-    int claim(long owner) {
-        while (true) {
-            AtomicBuffer[] segs = segments;
-            int total = segs.length * SLOTS_PER_SEGMENT;
-            // Lowest free slot first, so that the writer's scan stays short.
-            for (int slot = 0; slot < total; slot++) {
-                AtomicBuffer seg = segs[slot / SLOTS_PER_SEGMENT];
-                int off = (slot % SLOTS_PER_SEGMENT) * SLOT_BYTES;
-                if (seg.getLongVolatile(off + OWNER) == 0 && seg.compareAndSetLong(off + OWNER, 0, owner)) {
-                    Thread thread = Thread.currentThread();
-                    seg.putLong(off + OPENED, System.currentTimeMillis());
-                    seg.putLong(off + THREAD, thread.getId());
-                    // A new generation in the flags' upper bits, so that a mark meant for the slot's
-                    // previous holder cannot land on this one.
-                    seg.putLongVolatile(off + FLAGS, ((seg.getLong(off + FLAGS) >>> 8) + 1) << 8);
-                    threadNames[slot / SLOTS_PER_SEGMENT][slot % SLOTS_PER_SEGMENT] = thread.getName();
-                    raiseHighWater(slot + 1);
-                    return slot;
-                }
-            }
-            addSegment(segs.length);
+    /** A registry of this process alone. */
+    static ReaderRegistry inMemory(int slots) {
+        UnsafeBuffer header = new UnsafeBuffer(BufferUtil.allocateDirectAligned(LockFile.HEADER_BYTES, 64));
+        UnsafeBuffer table = new UnsafeBuffer(BufferUtil.allocateDirectAligned(slots * SLOT_BYTES, 64));
+        for (int s = 0; s < slots; s++) {
+            table.putLong(s * SLOT_BYTES + REVISION, -1);
         }
+        return new ReaderRegistry(header, table, slots, "this store");
+    }
+
+    /** The registry shared by every process that opens the store of {@code lockFile}. */
+    static ReaderRegistry shared(LockFile lockFile) {
+        return new ReaderRegistry(lockFile.header(), lockFile.table(), lockFile.slots(), lockFile.path().toString());
+    }
+
+    /** Claims a free slot for {@code kind}; the slot holds no revision yet. */
+    int claim(long kind) {
+        int slot = tryClaim(kind);
+        if (slot < 0 && clearStale() > 0) {
+            slot = tryClaim(kind);
+        }
+        if (slot < 0) {
+            throw new ReadersFullException("all " + capacity + " reader slots of " + where + " are taken by open "
+                    + "snapshots; close some, or open the store with a larger StoreOptions.maxReaders (it applies "
+                    + "when no process has the store open)");
+        }
+        return slot;
+    }
+
+    private int tryClaim(long kind) {
+        long owner = ProcessLiveness.PID << 8 | kind;
+        // Lowest free slot first, so that the writer's scan stays short.
+        for (int slot = 0; slot < capacity; slot++) {
+            int off = slot * SLOT_BYTES;
+            if (table.getLongVolatile(off + OWNER) == 0 && table.compareAndSetLong(off + OWNER, 0, owner)) {
+                Thread thread = Thread.currentThread();
+                table.putLong(off + OPENED, System.currentTimeMillis());
+                table.putLong(off + THREAD, thread.getId());
+                table.putLongVolatile(off + PROCESS_START, ProcessLiveness.START);
+                // A new generation in the flags' upper bits, so that a mark meant for the slot's
+                // previous holder cannot land on this one.
+                table.putLongVolatile(off + FLAGS, ((table.getLong(off + FLAGS) >>> 8) + 1) << 8);
+                threadNames[slot] = thread.getName();
+                raiseHighWater(slot + 1);
+                return slot;
+            }
+        }
+        return -1;
     }
 
     /**
@@ -77,30 +115,80 @@ final class ReaderRegistry {
      * of the two always sees the other.
      */
     void hold(int slot, Revision revision) {
-        segment(slot).putLongVolatile(offset(slot) + REVISION, revision.revision);
-        revisions[slot / SLOTS_PER_SEGMENT][slot % SLOTS_PER_SEGMENT] = revision;
+        table.putLongVolatile(slot * SLOT_BYTES + REVISION, revision.revision);
+        revisions[slot] = revision;
     }
 
     void release(int slot) {
-        AtomicBuffer seg = segment(slot);
-        int off = offset(slot);
-        revisions[slot / SLOTS_PER_SEGMENT][slot % SLOTS_PER_SEGMENT] = null;
-        seg.putLongVolatile(off + REVISION, -1);
-        seg.putLongOrdered(off + OWNER, 0);
+        int off = slot * SLOT_BYTES;
+        revisions[slot] = null;
+        table.putLongVolatile(off + REVISION, -1);
+        table.putLongVolatile(off + PROCESS_START, 0);
+        table.putLongOrdered(off + OWNER, 0);
     }
 
     /** Whether the slow-reader policy expired the snapshot in {@code slot}. */
     boolean expired(int slot) {
-        return (segment(slot).getLongVolatile(offset(slot) + FLAGS) & EXPIRED) != 0;
+        return (table.getLongVolatile(slot * SLOT_BYTES + FLAGS) & EXPIRED) != 0;
+    }
+
+    /** Announces the newest meta, {@code sequence << 2 | slot}, to readers in other processes. */
+    void publish(long meta) {
+        header.putLongVolatile(LockFile.PUBLISHED, meta);
+    }
+
+    /** The newest meta announced, or 0 if none was since the table was initialized. */
+    long published() {
+        return header.getLongVolatile(LockFile.PUBLISHED);
+    }
+
+    /**
+     * Frees the slots of processes that died holding them, so that they pin nothing any more.
+     * Returns how many it freed.
+     */
+    int clearStale() {
+        int limit = highWater();
+        int cleared = 0;
+        Map<Long, Boolean> alive = new HashMap<>();
+        for (int slot = 0; slot < limit; slot++) {
+            int off = slot * SLOT_BYTES;
+            long owner = table.getLongVolatile(off + OWNER);
+            long pid = owner >>> 8;
+            if (owner == 0 || pid == ProcessLiveness.PID) {
+                continue;
+            }
+            long start = table.getLongVolatile(off + PROCESS_START);
+            if (!alive.computeIfAbsent(pid, p -> ProcessLiveness.alive(p, start))) {
+                table.putLongVolatile(off + REVISION, -1);
+                table.putLongVolatile(off + PROCESS_START, 0);
+                if (table.compareAndSetLong(off + OWNER, owner, 0)) {
+                    cleared++;
+                }
+            }
+        }
+        return cleared;
+    }
+
+    /** The newest revision below {@code revision} that a slot holds, or -1. */
+    long newestBelow(long revision) {
+        int limit = highWater();
+        long newest = -1;
+        for (int slot = 0; slot < limit; slot++) {
+            long held = table.getLongVolatile(slot * SLOT_BYTES + REVISION);
+            if (held >= 0 && held < revision) {
+                newest = Math.max(newest, held);
+            }
+        }
+        return newest;
     }
 
     /** Every holder now, {@code latest} being the newest revision. */
     List<ReaderInfo> readers(long latest) {
         List<ReaderInfo> out = new ArrayList<>();
         long now = System.currentTimeMillis();
-        int limit = highWater;
+        int limit = highWater();
         for (int slot = 0; slot < limit; slot++) {
-            ReaderInfo info = info(slot, latest, now);
+            ReaderInfo info = info(slot, latest, now, true);
             if (info != null) {
                 out.add(info);
             }
@@ -114,57 +202,60 @@ final class ReaderRegistry {
      */
     void reportSlow(SlowReaderPolicy policy, long latest) {
         long now = System.currentTimeMillis();
-        int limit = highWater;
+        int limit = highWater();
         for (int slot = 0; slot < limit; slot++) {
-            AtomicBuffer seg = segment(slot);
-            int off = offset(slot);
-            long flags = seg.getLongVolatile(off + FLAGS);
-            if ((flags & REPORTED) != 0 || seg.getLongVolatile(off + OWNER) != SNAPSHOT) {
+            int off = slot * SLOT_BYTES;
+            long flags = table.getLongVolatile(off + FLAGS);
+            if ((flags & REPORTED) != 0 || (table.getLongVolatile(off + OWNER) & 0xff) != SNAPSHOT) {
                 continue;
             }
-            ReaderInfo info = info(slot, latest, now);
+            ReaderInfo info = info(slot, latest, now, false);
             if (info == null || !policy.isSlow(info.lag(), info.ageMillis())) {
                 continue;
             }
             long mark = REPORTED | (policy.handler().expire(info) ? EXPIRED : 0);
             // Fails if the slot was released and claimed again meanwhile (a new generation).
-            seg.compareAndSetLong(off + FLAGS, flags, flags | mark);
+            table.compareAndSetLong(off + FLAGS, flags, flags | mark);
         }
     }
 
-    private ReaderInfo info(int slot, long latest, long now) {
-        AtomicBuffer seg = segment(slot);
-        int off = offset(slot);
-        long revision = seg.getLongVolatile(off + REVISION);
-        long owner = seg.getLongVolatile(off + OWNER);
+    private ReaderInfo info(int slot, long latest, long now, boolean checkLiveness) {
+        int off = slot * SLOT_BYTES;
+        long revision = table.getLongVolatile(off + REVISION);
+        long owner = table.getLongVolatile(off + OWNER);
         if (revision < 0 || owner == 0) {
             return null;
         }
-        long opened = seg.getLong(off + OPENED);
-        long flags = seg.getLongVolatile(off + FLAGS);
-        return new ReaderInfo(revision, Math.max(0, latest - revision), now - opened, seg.getLong(off + THREAD),
-                threadNames[slot / SLOTS_PER_SEGMENT][slot % SLOTS_PER_SEGMENT], owner == CHECKPOINT,
-                (flags & EXPIRED) != 0);
+        long pid = owner >>> 8;
+        boolean ours = pid == ProcessLiveness.PID;
+        long opened = table.getLong(off + OPENED);
+        long flags = table.getLongVolatile(off + FLAGS);
+        boolean stale = checkLiveness && !ours
+                && !ProcessLiveness.alive(pid, table.getLongVolatile(off + PROCESS_START));
+        return new ReaderInfo(revision, Math.max(0, latest - revision), now - opened, pid,
+                table.getLong(off + THREAD), ours ? threadNames[slot] : null, (owner & 0xff) == CHECKPOINT,
+                (flags & EXPIRED) != 0, stale);
+    }
+
+    private int highWater() {
+        return Math.min(header.getIntVolatile(LockFile.HIGH_WATER), capacity);
     }
 
     private void raiseHighWater(int value) {
-        if (highWater < value) {
-            synchronized (this) {
-                if (highWater < value) {
-                    highWater = value;
-                }
+        while (true) {
+            int current = header.getIntVolatile(LockFile.HIGH_WATER);
+            if (current >= value || header.compareAndSetInt(LockFile.HIGH_WATER, current, value)) {
+                return;
             }
         }
     }
 
     /** Writes the held revisions, ascending and distinct, into {@code out}; returns how many. */
     int collect(long[] out) {
-        AtomicBuffer[] segs = segments;
-        int limit = highWater;
+        int limit = highWater();
         int n = 0;
         for (int slot = 0; slot < limit; slot++) {
-            long revision = segs[slot / SLOTS_PER_SEGMENT].getLongVolatile((slot % SLOTS_PER_SEGMENT) * SLOT_BYTES
-                    + REVISION);
+            long revision = table.getLongVolatile(slot * SLOT_BYTES + REVISION);
             if (revision >= 0) {
                 out[n++] = revision;
             }
@@ -183,13 +274,12 @@ final class ReaderRegistry {
 
     /** Slots there are (an upper bound of what {@link #collect} returns). */
     int capacity() {
-        return segments.length * SLOTS_PER_SEGMENT;
+        return capacity;
     }
 
-    /** Revisions of in-process snapshots, for the checker (a racy but safe view). */
+    /** Revisions of this process's snapshots, for the checker (a racy but safe view). */
     Revision[] heldRevisions() {
-        Revision[][] all = revisions;
-        return Arrays.stream(all).flatMap(Arrays::stream).filter(r -> r != null).distinct().toArray(Revision[]::new);
+        return Arrays.stream(revisions.clone()).filter(r -> r != null).distinct().toArray(Revision[]::new);
     }
 
     /** Open snapshots, oldest revision held and when its oldest holder opened: for stats. */
@@ -197,46 +287,19 @@ final class ReaderRegistry {
         long open = 0;
         long oldest = Long.MAX_VALUE;
         long openedAt = Long.MAX_VALUE;
-        for (AtomicBuffer seg : segments) {
-            for (int i = 0; i < SLOTS_PER_SEGMENT; i++) {
-                long revision = seg.getLongVolatile(i * SLOT_BYTES + REVISION);
-                if (revision >= 0) {
-                    open++;
-                    long opened = seg.getLong(i * SLOT_BYTES + OPENED);
-                    if (revision < oldest || (revision == oldest && opened < openedAt)) {
-                        oldest = revision;
-                        openedAt = opened;
-                    }
+        int limit = highWater();
+        for (int slot = 0; slot < limit; slot++) {
+            int off = slot * SLOT_BYTES;
+            long revision = table.getLongVolatile(off + REVISION);
+            if (revision >= 0) {
+                open++;
+                long opened = table.getLong(off + OPENED);
+                if (revision < oldest || (revision == oldest && opened < openedAt)) {
+                    oldest = revision;
+                    openedAt = opened;
                 }
             }
         }
         return new long[] {open, oldest == Long.MAX_VALUE ? -1 : oldest, openedAt == Long.MAX_VALUE ? -1 : openedAt};
-    }
-
-    private AtomicBuffer segment(int slot) {
-        return segments[slot / SLOTS_PER_SEGMENT];
-    }
-
-    private static int offset(int slot) {
-        return (slot % SLOTS_PER_SEGMENT) * SLOT_BYTES;
-    }
-
-    private synchronized void addSegment(int expectedCount) {
-        if (segments.length != expectedCount) {
-            return;
-        }
-        UnsafeBuffer seg = new UnsafeBuffer(BufferUtil.allocateDirectAligned(SLOTS_PER_SEGMENT * SLOT_BYTES, 64));
-        for (int i = 0; i < SLOTS_PER_SEGMENT; i++) {
-            seg.putLong(i * SLOT_BYTES + REVISION, -1);
-        }
-        Revision[][] refs = Arrays.copyOf(revisions, expectedCount + 1);
-        refs[expectedCount] = new Revision[SLOTS_PER_SEGMENT];
-        revisions = refs;
-        String[][] names = Arrays.copyOf(threadNames, expectedCount + 1);
-        names[expectedCount] = new String[SLOTS_PER_SEGMENT];
-        threadNames = names;
-        AtomicBuffer[] next = Arrays.copyOf(segments, expectedCount + 1);
-        next[expectedCount] = seg;
-        segments = next;
     }
 }

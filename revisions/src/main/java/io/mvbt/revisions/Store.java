@@ -63,7 +63,11 @@ public final class Store implements AutoCloseable {
     private final TxnPages txnPages;
     private final TreeEditor editor;
     private final WriteTxn.Scratch txnScratch = new WriteTxn.Scratch();
-    private final ReaderRegistry registry = new ReaderRegistry();
+    private final ReaderRegistry registry;
+    /** Opened with {@link #openReadOnly}: follows the writer's published revisions, never writes. */
+    private final boolean readOnly;
+    /** The newest meta a read-only store has followed, and its revision. */
+    private volatile Followed followed;
     private final MetaSlots slots = new MetaSlots();
     /** Guards the meta slots and the publication of revisions; shared by the writer and checkpoints only. */
     private final ReentrantLock metaLock = new ReentrantLock();
@@ -91,25 +95,42 @@ public final class Store implements AutoCloseable {
     /** Oldest revision a snapshot or checkpoint held at the last look, or -1 (writer thread only). */
     private long oldestReaderRevision = -1;
     private long lastSlowReaderScan = System.nanoTime() - 1_000_000_000L;
+    private long lastStaleScan = System.nanoTime();
+    /** Write transactions since the clock was last read for the stale-reader scan (writer thread only). */
+    private int sinceStaleClock;
+
+    /** A meta announced in the reader table ({@code sequence << 2 | slot}) and the revision it holds. */
+    private record Followed(long meta, Revision revision) {
+    }
 
     private Store(PageStore pages, StoreOptions options, boolean create) {
         this.pages = pages;
         this.options = options;
+        FilePageStore file = pages instanceof FilePageStore ? (FilePageStore) pages : null;
+        this.registry = file != null ? ReaderRegistry.shared(file.lockFile())
+                : ReaderRegistry.inMemory(options.maxReaders());
+        this.readOnly = file != null && file.readOnly();
         this.limits = new TreeLimits(pages.pageSize());
         this.verified = pages.durable() ? new VerifiedPages() : null;
         this.checksums = new Checksums(pages);
-        this.access = new PageAccess(pages, checksums, limits, verified, TxnPages.maxRunPages(pages), false);
+        // A reader process reads pages the writer has not sealed yet: their headers and structure are checked.
+        this.access = new PageAccess(pages, checksums, limits, verified, TxnPages.maxRunPages(pages), readOnly);
         this.sealer = access.withTrustUnsealed();
         this.space = new FreeSpace(pages);
         this.freeMap = new FreeMap(pages.pageSize());
         this.txnPages = new TxnPages(pages, access, space, verified);
         this.editor = new TreeEditor(limits);
-        if (create) {
+        if (readOnly) {
+            follow();
+        } else if (create) {
             create();
         } else {
             recover();
         }
-        this.checkpointer = pages.durable() ? new Checkpointer(this, options) : null;
+        if (!readOnly) {
+            afterOpen();
+        }
+        this.checkpointer = pages.durable() && !readOnly ? new Checkpointer(this, options) : null;
         if (checkpointer != null) {
             checkpointer.start();
         }
@@ -123,9 +144,33 @@ public final class Store implements AutoCloseable {
     /** Opens (or creates) a store file for reading and writing. */
     public static Store open(Path path, StoreOptions options) {
         NativeAccess.require();
-        FilePageStore file = FilePageStore.open(path, options.pageSize(), MetaPage::detectPageSize);
+        FilePageStore file = FilePageStore.open(path, options.pageSize(), MetaPage::detectPageSize,
+                options.maxReaders());
         try {
             return new Store(file, options, file.created());
+        } catch (RuntimeException | Error e) {
+            file.close();
+            throw e;
+        }
+    }
+
+    /** Opens an existing store file for reading only, with default options. */
+    public static Store openReadOnly(Path path) {
+        return openReadOnly(path, StoreOptions.defaults());
+    }
+
+    /**
+     * Opens an existing store file for reading only, beside the process that writes it (or none):
+     * snapshots see the newest revision its writer has committed when they open. Takes no writer
+     * lock and never writes the store file; its snapshots are registered in the lock file beside
+     * it, so the writer reuses no page they can reach. Writes and {@link #sync()} throw
+     * {@link ReadOnlyStoreException}. Processes must share the host's pid namespace.
+     */
+    public static Store openReadOnly(Path path, StoreOptions options) {
+        NativeAccess.require();
+        FilePageStore file = FilePageStore.openReadOnly(path, MetaPage::detectPageSize, options.maxReaders());
+        try {
+            return new Store(file, options, false);
         } catch (RuntimeException | Error e) {
             file.close();
             throw e;
@@ -164,7 +209,7 @@ public final class Store implements AutoCloseable {
             long seq = slots.takeSequence();
             MetaPage.write(pages, checksums, storeId, 0, seq, first, 0, MetaPage.FLAG_SEALED, space.flips);
             pages.sync();
-            slots.wrote(0, seq, 0);
+            wroteMeta(0, seq, 0);
             slots.setDurable(0);
         }
         latest = first;
@@ -215,6 +260,72 @@ public final class Store implements AutoCloseable {
         if (wiped) {
             pages.sync();
         }
+        int head = slots.head();
+        registry.publish(slots.sequenceOf(head) << 2 | head);
+    }
+
+    /**
+     * A writer opening beside readers (of other processes, or read-only stores of this one): slots
+     * of dead processes are cleared, and if live ones hold older revisions, the free pages are not
+     * known to be free of them (which revision freed each is not persisted), so all wait until
+     * those readers are gone.
+     */
+    private void afterOpen() {
+        registry.clearStale();
+        long held = registry.newestBelow(latest.revision);
+        if (held >= 0) {
+            space.pendAllReusable(held);
+        }
+    }
+
+    /**
+     * A read-only store's view of the newest revision: the meta the writer announced last, read
+     * again only when the announcement changes. Before any announcement (no writer since the
+     * reader table was created) it is the meta recovery would open at.
+     */
+    private Revision follow() {
+        while (true) {
+            long meta = registry.published();
+            Followed f = followed;
+            if (f != null && f.meta == meta) {
+                return f.revision;
+            }
+            MetaPage.Record m;
+            if (meta == 0) {
+                List<MetaPage.Record> metas = Recovery.readAll(pages, checksums);
+                if (!metas.isEmpty()) {
+                    storeId = metas.get(0).storeId;
+                    checksums.seed(storeId);
+                }
+                m = Recovery.choose(pages, metas, access.uncached());
+            } else {
+                m = MetaPage.read(pages, checksums, (int) (meta & 3));
+                if (m == null || m.sequence != meta >>> 2) {
+                    // Overwritten by a newer meta since: its announcement follows.
+                    Thread.onSpinWait();
+                    continue;
+                }
+                if (storeId != m.storeId) {
+                    storeId = m.storeId;
+                    checksums.seed(storeId);
+                }
+            }
+            if (m.pageCount > pages.pageCount()) {
+                ((FilePageStore) pages).follow();
+            }
+            Revision r = new Revision(m.revision, m.durableRevision, m.catalog.copy(), m.pageCount, m.commitMillis,
+                    m.freeRoot, m.freeRevision, m.freeHeight, new TreeRoot[Math.max(16, treeIds.get() + 16)]);
+            followed = new Followed(meta, r);
+            latest = r;
+            durableRevision = m.durableRevision;
+            return r;
+        }
+    }
+
+    /** Records a meta written and announces it to readers in other processes. */
+    private void wroteMeta(int slot, long seq, long revision) {
+        slots.wrote(slot, seq, revision);
+        registry.publish(seq << 2 | slot);
     }
 
     // ------------------------------------------------------------------ trees
@@ -263,11 +374,26 @@ public final class Store implements AutoCloseable {
     public Snapshot beginRead() {
         checkOpen();
         int slot = registry.claim(ReaderRegistry.SNAPSHOT);
-        return new Snapshot(this, hold(slot), slot);
+        try {
+            return new Snapshot(this, hold(slot), slot);
+        } catch (RuntimeException | Error e) {
+            registry.release(slot);
+            throw e;
+        }
     }
 
     /** Publishes the newest revision in a registry slot, re-reading until no commit slipped between. */
     private Revision hold(int slot) {
+        if (readOnly) {
+            while (true) {
+                long meta = registry.published();
+                Revision r = follow();
+                registry.hold(slot, r);
+                if (registry.published() == meta) {
+                    return r;
+                }
+            }
+        }
         while (true) {
             Revision r = latest;
             registry.hold(slot, r);
@@ -291,7 +417,7 @@ public final class Store implements AutoCloseable {
      */
     public List<ReaderInfo> readers() {
         checkOpen();
-        return registry.readers(latest.revision);
+        return registry.readers(revision());
     }
 
     /**
@@ -311,9 +437,23 @@ public final class Store implements AutoCloseable {
         }
     }
 
-    /** Newest committed revision. */
+    /** Newest committed revision (for a read-only store: announced by the writer). */
     public long revision() {
-        return latest.revision;
+        return readOnly ? follow().revision : latest.revision;
+    }
+
+    /** Whether the store was opened with {@link #openReadOnly}. */
+    public boolean isReadOnly() {
+        return readOnly;
+    }
+
+    /**
+     * Frees the reader slots of processes that died holding snapshots (the writer also does this
+     * by itself, at open and about once a second); returns how many.
+     */
+    public int clearStaleReaders() {
+        checkOpen();
+        return registry.clearStale();
     }
 
     // ------------------------------------------------------------------ writing
@@ -345,6 +485,7 @@ public final class Store implements AutoCloseable {
                 checkpointsSeen = done;
                 space.checkpointed();
             }
+            clearStaleReadersNowAndThen();
             int n = collectHolders();
             space.releasePending(held, n);
             checkSlowReaders();
@@ -352,6 +493,18 @@ public final class Store implements AutoCloseable {
         } catch (RuntimeException | Error e) {
             writer.release();
             throw e;
+        }
+    }
+
+    /** About once a second, frees the slots of reader processes that died (the clock is read every 64 calls). */
+    private void clearStaleReadersNowAndThen() {
+        if ((++sinceStaleClock & 63) != 0) {
+            return;
+        }
+        long t = System.nanoTime();
+        if (t - lastStaleScan >= 1_000_000_000L) {
+            lastStaleScan = t;
+            registry.clearStale();
         }
     }
 
@@ -420,6 +573,7 @@ public final class Store implements AutoCloseable {
                 MetaPage.write(pages, checksums, storeId, slot, seq, r, durableBefore, MetaPage.FLAG_SEALED, space.flips);
                 slots.wrote(slot, seq, revision);
                 syncOrFail();
+                registry.publish(seq << 2 | slot);
                 slots.setDurable(slot);
                 durableRevision = revision;
                 latest = r;
@@ -432,7 +586,7 @@ public final class Store implements AutoCloseable {
                 int slot = slots.choose();
                 long seq = slots.takeSequence();
                 MetaPage.write(pages, checksums, storeId, slot, seq, r, durableBefore, 0, space.flips);
-                slots.wrote(slot, seq, revision);
+                wroteMeta(slot, seq, revision);
                 latest = r;
             } finally {
                 metaLock.unlock();
@@ -525,7 +679,7 @@ public final class Store implements AutoCloseable {
                     pending = slots.choose();
                     long seq = slots.takeSequence();
                     MetaPage.writeSteadyCopy(pages, checksums, slots.head(), pending, seq);
-                    slots.wrote(pending, seq, h.revision);
+                    wroteMeta(pending, seq, h.revision);
                     slots.setPending(pending);
                 } finally {
                     metaLock.unlock();
@@ -578,7 +732,7 @@ public final class Store implements AutoCloseable {
             int slot = slots.choose();
             long seq = slots.takeSequence();
             MetaPage.write(pages, checksums, storeId, slot, seq, r, durableRevision, 0, space.flips);
-            slots.wrote(slot, seq, r.revision);
+            wroteMeta(slot, seq, r.revision);
             latest = r;
         } finally {
             metaLock.unlock();
@@ -597,6 +751,9 @@ public final class Store implements AutoCloseable {
 
     private void checkWritable() {
         checkOpen();
+        if (readOnly) {
+            throw new ReadOnlyStoreException("store " + describe() + " is open read-only");
+        }
         Throwable f = failure;
         if (f != null) {
             throw new StoreFailedException("store " + describe() + " failed earlier and refuses writes until reopened: "
@@ -651,6 +808,12 @@ public final class Store implements AutoCloseable {
      */
     public CheckReport check() {
         checkOpen();
+        if (readOnly) {
+            // The free space is the writer's to know: check what a snapshot reaches.
+            try (Snapshot s = beginRead()) {
+                return new IntegrityChecker(this, access.uncached()).checkTrees(s.rev(), s.rev().durableRevision);
+            }
+        }
         try {
             if (!writer.tryAcquire(options.writeTimeout().toNanos(), TimeUnit.NANOSECONDS)) {
                 throw new WriteTimeoutException("check waited " + options.writeTimeout()
@@ -706,7 +869,7 @@ public final class Store implements AutoCloseable {
             if (checkpointer != null) {
                 checkpointer.stop();
             }
-            if (pages.durable() && failure == null) {
+            if (pages.durable() && failure == null && !readOnly) {
                 checkpoint();
                 shrinkHoldingWriter(true);
             }

@@ -25,20 +25,22 @@ public final class StoreOptions {
     private final long checkpointBytes;
     private final Duration writeTimeout;
     private final SlowReaderPolicy slowReaders;
+    private final int maxReaders;
 
     private StoreOptions(int pageSize, Durability durability, Duration checkpointInterval, long checkpointBytes,
-            Duration writeTimeout, SlowReaderPolicy slowReaders) {
+            Duration writeTimeout, SlowReaderPolicy slowReaders, int maxReaders) {
         this.pageSize = pageSize;
         this.durability = durability;
         this.checkpointInterval = checkpointInterval;
         this.checkpointBytes = checkpointBytes;
         this.writeTimeout = writeTimeout;
         this.slowReaders = slowReaders;
+        this.maxReaders = maxReaders;
     }
 
     public static StoreOptions defaults() {
         return new StoreOptions(4096, Durability.SYNC, Duration.ofSeconds(5), 256L << 20, Duration.ofSeconds(10),
-                SlowReaderPolicy.none());
+                SlowReaderPolicy.none(), 1024);
     }
 
     /** Page size of a store created with these options (a power of two, 4096 to 65536); an existing store keeps its own. */
@@ -47,13 +49,14 @@ public final class StoreOptions {
             throw new IllegalArgumentException("page size must be a power of two from " + PageStore.MIN_PAGE_SIZE
                     + " to " + PageStore.MAX_PAGE_SIZE + ", not " + pageSize);
         }
-        return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout, slowReaders);
+        return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout, slowReaders,
+                maxReaders);
     }
 
     /** Default durability of commits. */
     public StoreOptions durability(Durability durability) {
         return new StoreOptions(pageSize, Objects.requireNonNull(durability), checkpointInterval, checkpointBytes,
-                writeTimeout, slowReaders);
+                writeTimeout, slowReaders, maxReaders);
     }
 
     /** Longest time between checkpoints in {@link Durability#NORMAL} mode (while there are commits). */
@@ -61,7 +64,8 @@ public final class StoreOptions {
         if (interval.isNegative() || interval.isZero()) {
             throw new IllegalArgumentException("checkpoint interval must be positive");
         }
-        return new StoreOptions(pageSize, durability, interval, checkpointBytes, writeTimeout, slowReaders);
+        return new StoreOptions(pageSize, durability, interval, checkpointBytes, writeTimeout, slowReaders,
+                maxReaders);
     }
 
     /**
@@ -72,7 +76,8 @@ public final class StoreOptions {
         if (bytes <= 0) {
             throw new IllegalArgumentException("checkpoint bytes must be positive");
         }
-        return new StoreOptions(pageSize, durability, checkpointInterval, bytes, writeTimeout, slowReaders);
+        return new StoreOptions(pageSize, durability, checkpointInterval, bytes, writeTimeout, slowReaders,
+                maxReaders);
     }
 
     /** How long {@link Store#beginWrite()} waits for the running write transaction. */
@@ -80,13 +85,27 @@ public final class StoreOptions {
         if (timeout.isNegative()) {
             throw new IllegalArgumentException("write timeout must not be negative");
         }
-        return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, timeout, slowReaders);
+        return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, timeout, slowReaders,
+                maxReaders);
     }
 
     /** What to do about snapshots that hold old revisions too long (default: nothing). */
     public StoreOptions slowReaders(SlowReaderPolicy policy) {
         return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout,
-                Objects.requireNonNull(policy));
+                Objects.requireNonNull(policy), maxReaders);
+    }
+
+    /**
+     * Snapshots that may be open at once, in all processes together (default 1024, 64 bytes each in
+     * the lock file). It takes effect when the reader table is created: when no process has the
+     * store open; processes that open it later share the table as it is.
+     */
+    public StoreOptions maxReaders(int maxReaders) {
+        if (maxReaders < 1 || maxReaders > 1 << 20) {
+            throw new IllegalArgumentException("max readers must be from 1 to " + (1 << 20) + ", not " + maxReaders);
+        }
+        return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout, slowReaders,
+                maxReaders);
     }
 
     public int pageSize() {
@@ -111,5 +130,9 @@ public final class StoreOptions {
 
     public SlowReaderPolicy slowReaders() {
         return slowReaders;
+    }
+
+    public int maxReaders() {
+        return maxReaders;
     }
 }

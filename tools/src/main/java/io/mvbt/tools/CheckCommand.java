@@ -19,14 +19,17 @@ final class CheckCommand implements Callable<Integer> {
     public Integer call() {
         long started = System.nanoTime();
         CheckReport report;
+        boolean besideWriter;
         try (Store s = StoreFiles.openExisting(store)) {
+            besideWriter = s.isReadOnly();
             report = s.check();
         }
         long ms = (System.nanoTime() - started) / 1_000_000;
         System.out.printf("revision %,d: %,d pages, %d trees, %,d entries checked in %,d ms%n", report.revision(),
                 report.pagesChecked(), report.trees(), report.entries(), ms);
         if (report.ok()) {
-            System.out.println("clean");
+            System.out.println(besideWriter ? "clean (trees and free map; the free space is the writer's to check)"
+                    : "clean");
             return ExitCodes.OK;
         }
         report.problems().forEach(p -> System.out.println("problem: " + p));

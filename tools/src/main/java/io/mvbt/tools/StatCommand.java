@@ -24,8 +24,15 @@ final class StatCommand implements Callable<Integer> {
             System.out.printf("store %s%n", store);
             System.out.printf("  revision %,d (durable %,d), page size %,d%n", st.revision(), st.durableRevision(),
                     st.pageSize());
-            System.out.printf("  pages: %,d in the file, %,d in use, %,d free, %,d waiting for readers%n",
-                    st.pagesInFile(), st.pagesInUse(), st.pagesFree(), st.pagesWaitingForReaders());
+            if (s.isReadOnly()) {
+                System.out.printf("  pages: %,d in the file (free space: known to the writer, which has the store"
+                        + " open)%n", st.pagesInFile());
+            } else {
+                System.out.printf("  pages: %,d in the file, %,d in use, %,d free, %,d waiting for readers%n",
+                        st.pagesInFile(), st.pagesInUse(), st.pagesFree(), st.pagesWaitingForReaders());
+            }
+            long others = s.readers().stream().filter(r -> !r.checkpoint()).count() - 1;
+            System.out.printf("  other snapshots open: %,d (mvbt readers lists them)%n", others);
             for (String name : snapshot.treeNames()) {
                 TreeStats t = snapshot.treeStats(s.tree(name));
                 System.out.printf("tree '%s'%n", name);

@@ -3,6 +3,7 @@ package io.mvbt.tools;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import io.mvbt.pagestore.StoreLockedException;
 import io.mvbt.revisions.Durability;
 import io.mvbt.revisions.Snapshot;
 import io.mvbt.revisions.Store;
@@ -13,12 +14,20 @@ final class StoreFiles {
     private StoreFiles() {
     }
 
-    /** Opens an existing store; a missing file is an error, never a new empty store. */
+    /**
+     * Opens an existing store; a missing file is an error, never a new empty store. If another
+     * process has it open for writing, opens it read-only beside that writer (and says so).
+     */
     static Store openExisting(Path path) {
         if (!Files.isRegularFile(path)) {
             throw new CommandException("no store at " + path);
         }
-        return Store.open(path, StoreOptions.defaults().durability(Durability.NORMAL));
+        try {
+            return Store.open(path, StoreOptions.defaults().durability(Durability.NORMAL));
+        } catch (StoreLockedException e) {
+            System.err.println("note: " + e.getMessage() + "; reading it read-only beside its writer");
+            return Store.openReadOnly(path);
+        }
     }
 
     /** Entries in every tree of {@code snapshot}, for progress bars. */

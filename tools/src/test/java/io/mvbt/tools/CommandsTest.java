@@ -84,6 +84,30 @@ class CommandsTest {
     }
 
     @Test
+    void besideARunningWriterTheToolsReadAndListReaders() {
+        Path file = sampleStore();
+        try (Store writer = Store.open(file); Snapshot held = writer.beginRead()) {
+            try (WriteTxn tx = writer.beginWrite()) {
+                tx.put(writer.tree("articles"), new byte[] {1}, new byte[] {2});
+                tx.commit();
+            }
+            Object[] stat = mvbt("stat", file.toString());
+            assertEquals(0, status(stat), output(stat));
+            assertTrue(output(stat).contains("entries 5,001"), output(stat));
+            assertTrue(output(stat).contains("known to the writer"), output(stat));
+            Object[] check = mvbt("check", file.toString());
+            assertEquals(0, status(check), output(check));
+            assertTrue(output(check).contains("clean (trees and free map"), output(check));
+            Object[] readers = mvbt("readers", file.toString(), "--clear-stale");
+            assertEquals(0, status(readers), output(readers));
+            assertTrue(output(readers).contains("cleared 0 stale slots"), output(readers));
+            String line = output(readers).lines().filter(l -> l.contains("snapshot")).findFirst().orElseThrow();
+            assertTrue(line.contains(Long.toString(ProcessHandle.current().pid())), line);
+            assertTrue(line.contains(" " + held.revision() + " "), line);
+        }
+    }
+
+    @Test
     void dumpLoadAndCopyRoundTripExactlyBetweenPageSizes() throws IOException {
         Path file = sampleStore();
         Path dump = dir.resolve("a.dump");

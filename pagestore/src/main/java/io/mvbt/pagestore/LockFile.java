@@ -1,0 +1,246 @@
+package io.mvbt.pagestore;
+
+import java.io.IOException;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.HashMap;
+import java.util.Map;
+
+import org.agrona.concurrent.AtomicBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * The lock file beside a store file ({@code <file>-lock}): the writer lock, and the table of
+ * revisions that snapshots hold, memory-mapped and shared by every process that opens the store.
+ * Its contents live only as long as some process uses it: the first opener after all users are
+ * gone (found by a lock each user holds shared) initializes it afresh, so slots of processes that
+ * died are never trusted across such a restart.
+ *
+ * <pre>
+ * header (4096 bytes):   0 u64 magic "mvbt-lck"   8 u32 version   12 u32 slot bytes   16 u32 slots
+ *                       64 u32 slots ever claimed (the writer scans no further)
+ *                      128 u64 newest meta: sequence &lt;&lt; 2 | slot (0: none published since initialization)
+ *                      192 u64 pid of the writer (0: none)
+ * then one slot of {@link #SLOT_BYTES} per snapshot
+ * byte locks (fcntl): 0 the writer, exclusive; 1 initialization, exclusive and brief;
+ *                     2 presence, shared by every process using the file
+ * </pre>
+ *
+ * POSIX releases all of a process's locks on a file when any descriptor of it is closed, so this
+ * JVM opens each lock file once and shares it between stores ({@link #open} counts references).
+ */
+public final class LockFile implements AutoCloseable {
+    static final long MAGIC = 0x6b636c2d7462766dL; // "mvbt-lck" little-endian
+    static final int VERSION = 1;
+    public static final int HEADER_BYTES = 4096;
+    public static final int SLOT_BYTES = 64;
+    public static final int HIGH_WATER = 64;
+    public static final int PUBLISHED = 128;
+    public static final int WRITER_PID = 192;
+    private static final int VERSION_OFFSET = 8;
+    private static final int SLOT_BYTES_OFFSET = 12;
+    private static final int SLOTS_OFFSET = 16;
+    private static final long WRITER_LOCK = 0;
+    private static final long INIT_LOCK = 1;
+    private static final long PRESENCE_LOCK = 2;
+
+    private static final Map<Path, LockFile> OPEN = new HashMap<>();
+
+    private final Path path;
+    private final FileChannel channel;
+    private final FileLock presence;
+    private final AtomicBuffer header;
+    private final AtomicBuffer table;
+    private final int slots;
+    private int references = 1;
+    private FileLock writerLock;
+
+    private LockFile(Path path, FileChannel channel, FileLock presence, MappedByteBuffer map, int slots) {
+        this.path = path;
+        this.channel = channel;
+        this.presence = presence;
+        this.header = new UnsafeBuffer(map, 0, HEADER_BYTES);
+        this.table = new UnsafeBuffer(map, HEADER_BYTES, slots * SLOT_BYTES);
+        this.slots = slots;
+    }
+
+    /**
+     * Opens the lock file of {@code storePath}, creating or initializing it with {@code newSlots}
+     * reader slots if no other process uses it; else it keeps the slot count it has.
+     */
+    public static synchronized LockFile open(Path storePath, int newSlots) {
+        if (newSlots < 1) {
+            throw new IllegalArgumentException("reader slots must be at least 1, not " + newSlots);
+        }
+        Path path = lockPathOf(storePath);
+        FileChannel channel = null;
+        try {
+            // Looked up before any descriptor is opened: closing a second one would drop our locks.
+            Path key = keyOf(path);
+            LockFile shared = OPEN.get(key);
+            if (shared != null) {
+                shared.references++;
+                return shared;
+            }
+            channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE);
+            LockFile opened = initialize(path, channel, newSlots);
+            OPEN.put(key, opened);
+            return opened;
+        } catch (IOException e) {
+            closeQuietly(channel);
+            throw new StorageException("cannot open lock file " + path + ": " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            closeQuietly(channel);
+            throw e;
+        }
+    }
+
+    private static LockFile initialize(Path path, FileChannel channel, int newSlots) throws IOException {
+        try (FileLock init = channel.lock(INIT_LOCK, 1, false)) {
+            FileLock alone = channel.tryLock(PRESENCE_LOCK, 1, false);
+            int slots;
+            MappedByteBuffer map;
+            if (alone != null) {
+                // Nobody else uses the file: whatever it holds is left over from processes now gone.
+                slots = newSlots;
+                long bytes = HEADER_BYTES + (long) slots * SLOT_BYTES;
+                channel.truncate(0);
+                map = channel.map(FileChannel.MapMode.READ_WRITE, 0, bytes);
+                UnsafeBuffer fresh = new UnsafeBuffer(map);
+                for (int s = 0; s < slots; s++) {
+                    fresh.putLong(HEADER_BYTES + s * SLOT_BYTES, -1);
+                }
+                fresh.putInt(VERSION_OFFSET, VERSION);
+                fresh.putInt(SLOT_BYTES_OFFSET, SLOT_BYTES);
+                fresh.putInt(SLOTS_OFFSET, slots);
+                fresh.putLongVolatile(0, MAGIC);
+                alone.release();
+            } else {
+                long size = channel.size();
+                if (size < HEADER_BYTES) {
+                    throw new CorruptionException(-1, "lock file " + path + " is in use but has no header (" + size
+                            + " bytes); an older mvbt may have it open");
+                }
+                UnsafeBuffer head = new UnsafeBuffer(channel.map(FileChannel.MapMode.READ_ONLY, 0, HEADER_BYTES));
+                if (head.getLong(0) != MAGIC || head.getInt(VERSION_OFFSET) != VERSION
+                        || head.getInt(SLOT_BYTES_OFFSET) != SLOT_BYTES) {
+                    throw new CorruptionException(-1, "lock file " + path + " is in use but its header is not an "
+                            + "mvbt reader table of version " + VERSION);
+                }
+                slots = head.getInt(SLOTS_OFFSET);
+                long bytes = HEADER_BYTES + (long) slots * SLOT_BYTES;
+                if (slots < 1 || size < bytes) {
+                    throw new CorruptionException(-1, "lock file " + path + " says " + slots + " slots but holds "
+                            + size + " bytes");
+                }
+                map = channel.map(FileChannel.MapMode.READ_WRITE, 0, bytes);
+            }
+            FileLock presence = channel.lock(PRESENCE_LOCK, 1, true);
+            return new LockFile(path, channel, presence, map, slots);
+        }
+    }
+
+    /** One name per file, whichever way it was reached. */
+    private static Path keyOf(Path path) throws IOException {
+        if (java.nio.file.Files.exists(path)) {
+            return path.toRealPath();
+        }
+        Path parent = path.toAbsolutePath().getParent();
+        return parent.toRealPath().resolve(path.getFileName());
+    }
+
+    /** The lock file that guards a store file. */
+    public static Path lockPathOf(Path storePath) {
+        return storePath.resolveSibling(storePath.getFileName() + "-lock");
+    }
+
+    /**
+     * Takes the writer lock for {@code store}, or throws {@link StoreLockedException} if a store in
+     * this JVM or another process holds it.
+     */
+    public synchronized void lockWriter(String store) {
+        if (writerLock != null) {
+            throw new StoreLockedException("store " + store + " is already open for writing in this JVM");
+        }
+        FileLock lock;
+        try {
+            lock = channel.tryLock(WRITER_LOCK, 1, false);
+        } catch (IOException e) {
+            throw new StorageException("cannot lock " + path + ": " + e.getMessage(), e);
+        }
+        if (lock == null) {
+            long pid = header.getLongVolatile(WRITER_PID);
+            throw new StoreLockedException("store " + store + " is open for writing in another process"
+                    + (pid > 0 ? " (pid " + pid + ")" : "") + " (it holds the lock on " + path + ")");
+        }
+        writerLock = lock;
+        header.putLongVolatile(WRITER_PID, ProcessHandle.current().pid());
+    }
+
+    /** Lets go of the writer lock taken by {@link #lockWriter}. */
+    public synchronized void unlockWriter() {
+        if (writerLock != null) {
+            header.putLongVolatile(WRITER_PID, 0);
+            try {
+                writerLock.release();
+            } catch (IOException ignored) {
+                // Closing the channel releases it too.
+            }
+            writerLock = null;
+        }
+    }
+
+    /** The header words ({@link #HIGH_WATER}, {@link #PUBLISHED}, {@link #WRITER_PID}). */
+    public AtomicBuffer header() {
+        return header;
+    }
+
+    /** The reader slots, {@link #slots()} of {@link #SLOT_BYTES} each. */
+    public AtomicBuffer table() {
+        return table;
+    }
+
+    public int slots() {
+        return slots;
+    }
+
+    public Path path() {
+        return path;
+    }
+
+    /** Drops this reference; the last one closes the file (and so drops its locks). */
+    @Override
+    public void close() {
+        synchronized (LockFile.class) {
+            if (references == 0) {
+                return;
+            }
+            if (--references > 0) {
+                return;
+            }
+            OPEN.values().remove(this);
+            unlockWriter();
+            try {
+                presence.release();
+            } catch (IOException ignored) {
+                // Closing the channel releases it too.
+            }
+            // The mapping stays until it is unreachable: a reader still looking would crash otherwise.
+            closeQuietly(channel);
+        }
+    }
+
+    private static void closeQuietly(FileChannel channel) {
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (IOException ignored) {
+                // Nothing more can be done.
+            }
+        }
+    }
+}

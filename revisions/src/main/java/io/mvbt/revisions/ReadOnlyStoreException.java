@@ -1,0 +1,12 @@
+package io.mvbt.revisions;
+
+import io.mvbt.pagestore.MvbtException;
+
+/** A write (or a sync) was asked of a store opened with {@link Store#openReadOnly}. */
+public class ReadOnlyStoreException extends MvbtException {
+    private static final long serialVersionUID = 1L;
+
+    public ReadOnlyStoreException(String message) {
+        super(message);
+    }
+}

@@ -1,0 +1,12 @@
+package io.mvbt.revisions;
+
+import io.mvbt.pagestore.MvbtException;
+
+/** Every slot of the reader table is taken: no snapshot can be opened until one closes. */
+public class ReadersFullException extends MvbtException {
+    private static final long serialVersionUID = 1L;
+
+    public ReadersFullException(String message) {
+        super(message);
+    }
+}

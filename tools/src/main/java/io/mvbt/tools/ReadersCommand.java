@@ -1,0 +1,50 @@
+package io.mvbt.tools;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+import io.mvbt.revisions.ReaderInfo;
+import io.mvbt.revisions.Store;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** The reader table: who holds which revision, in which process, for how long (mdb_reader_list). */
+@Command(name = "readers", mixinStandardHelpOptions = true,
+        description = "List the open snapshots of every process that has the store open: pid, thread, revision,"
+                + " lag and age. Opens the store read-only; never takes the writer lock.")
+final class ReadersCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "STORE", description = "The store file.")
+    Path store;
+
+    @Option(names = "--clear-stale", description = "Free the slots of processes that died holding snapshots.")
+    boolean clearStale;
+
+    @Override
+    public Integer call() {
+        if (!java.nio.file.Files.isRegularFile(store)) {
+            throw new CommandException("no store at " + store);
+        }
+        try (Store s = Store.openReadOnly(store)) {
+            if (clearStale) {
+                System.out.printf("cleared %d stale slots%n", s.clearStaleReaders());
+            }
+            List<ReaderInfo> readers = s.readers();
+            System.out.printf("store %s at revision %,d: %d holders%n", store, s.revision(), readers.size());
+            if (!readers.isEmpty()) {
+                System.out.printf("%8s  %-10s %12s %10s %10s  %s%n", "pid", "kind", "revision", "lag", "age ms",
+                        "thread / state");
+            }
+            for (ReaderInfo r : readers) {
+                String thread = r.threadName() != null ? r.threadName() + " (" + r.threadId() + ")"
+                        : "thread " + r.threadId();
+                String state = r.stale() ? ", STALE: process gone" : r.expired() ? ", expired" : "";
+                System.out.printf("%8d  %-10s %,12d %,10d %,10d  %s%s%n", r.pid(),
+                        r.checkpoint() ? "checkpoint" : "snapshot", r.revision(), r.lag(), r.ageMillis(), thread,
+                        state);
+            }
+        }
+        return ExitCodes.OK;
+    }
+}
