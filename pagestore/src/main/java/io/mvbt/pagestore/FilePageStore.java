@@ -46,17 +46,20 @@ public final class FilePageStore extends RegionPageStore {
     private final LockFile lockFile;
     private final boolean created;
     private final boolean readOnly;
+    /** Writers in several processes take turns ({@link #openShared}). */
+    private final boolean shared;
     /** Bytes of the file in use: its length rounded down to whole chunks. */
     private long fileBytes;
 
     private FilePageStore(Path path, int pageSize, FileChannel channel, LockFile lockFile, boolean created,
-            boolean readOnly) {
+            boolean readOnly, boolean shared) {
         super(pageSize);
         this.path = path;
         this.channel = channel;
         this.lockFile = lockFile;
         this.created = created;
         this.readOnly = readOnly;
+        this.shared = shared;
     }
 
     /**
@@ -67,13 +70,42 @@ public final class FilePageStore extends RegionPageStore {
      * @param readerSlots slots of the reader table if this open creates it
      */
     public static FilePageStore open(Path path, int newPageSize, PageSizeReader existing, int readerSlots) {
+        return open(path, newPageSize, existing, readerSlots, -1);
+    }
+
+    /**
+     * Opens (or creates) a store file for writers in several processes that take turns, one
+     * transaction at a time ({@link #takeTurn}). Returns holding the turn, so that the store is
+     * created or recovered alone; the caller ends it.
+     *
+     * @param turnTimeoutNanos how long to wait for the turn of another process to end
+     */
+    public static FilePageStore openShared(Path path, int newPageSize, PageSizeReader existing, int readerSlots,
+            long turnTimeoutNanos) {
+        return open(path, newPageSize, existing, readerSlots, Math.max(0, turnTimeoutNanos));
+    }
+
+    private static FilePageStore open(Path path, int newPageSize, PageSizeReader existing, int readerSlots,
+            long turnTimeoutNanos) {
         NativeAccess.require();
+        boolean shared = turnTimeoutNanos >= 0;
         LockFile lockFile = LockFile.open(path, readerSlots);
         FileChannel channel = null;
         boolean locked = false;
         try {
-            lockFile.lockWriter(path.toString());
-            locked = true;
+            if (shared) {
+                lockFile.joinSharedWriters(path.toString());
+                locked = true;
+                if (!lockFile.takeWriterTurn(turnTimeoutNanos)) {
+                    long pid = lockFile.writerPid();
+                    throw new StoreLockedException("store " + path + " is in a write transaction of another process"
+                            + (pid > 0 ? " (pid " + pid + ")" : "") + " for longer than "
+                            + java.time.Duration.ofNanos(turnTimeoutNanos));
+                }
+            } else {
+                lockFile.lockWriter(path.toString());
+                locked = true;
+            }
             channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ,
                     StandardOpenOption.WRITE);
             long size = channel.size();
@@ -83,7 +115,7 @@ public final class FilePageStore extends RegionPageStore {
             if (created) {
                 pageSize = newPageSize;
             }
-            FilePageStore store = new FilePageStore(path, pageSize, channel, lockFile, created, false);
+            FilePageStore store = new FilePageStore(path, pageSize, channel, lockFile, created, false, shared);
             // Bytes past the last whole chunk were never written by a store: they are ignored.
             store.mapExisting(created ? 0 : size / CHUNK_BYTES * CHUNK_BYTES);
             return store;
@@ -116,7 +148,7 @@ public final class FilePageStore extends RegionPageStore {
             if (pageSize == 0) {
                 throw new CorruptionException(-1, "store file " + path + " holds no store yet");
             }
-            FilePageStore store = new FilePageStore(path, pageSize, channel, lockFile, false, true);
+            FilePageStore store = new FilePageStore(path, pageSize, channel, lockFile, false, true, false);
             store.follow();
             return store;
         } catch (IOException e) {
@@ -165,6 +197,44 @@ public final class FilePageStore extends RegionPageStore {
                 mapUpTo(bytes / pageSize());
             }
             setPageCount(Math.max(pageCount(), bytes / pageSize()));
+        } catch (IOException e) {
+            throw new StorageException("cannot map " + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Whether writers of several processes take turns on the file ({@link #openShared}). */
+    public boolean shared() {
+        return shared;
+    }
+
+    /**
+     * Waits up to {@code timeoutNanos} for the writer of another process to end its transaction
+     * and takes the writer lock (stores opened with {@link #openShared}); false on timeout. The
+     * file may have grown or shrunk meanwhile: {@link #resync} follows it.
+     */
+    public boolean takeTurn(long timeoutNanos) {
+        checkOpen();
+        return lockFile.takeWriterTurn(timeoutNanos);
+    }
+
+    /** Ends the turn taken by {@link #takeTurn} or {@link #openShared}. */
+    public void endTurn() {
+        lockFile.endWriterTurn();
+    }
+
+    /**
+     * Takes the file's length as another writer left it (in a turn): maps what it added, and the
+     * page count becomes exactly its whole chunks, whether it grew or shrank.
+     */
+    public synchronized void resync() {
+        checkWritable();
+        try {
+            long bytes = channel.size() / CHUNK_BYTES * CHUNK_BYTES;
+            if (bytes > fileBytes) {
+                mapUpTo(bytes / pageSize());
+            }
+            fileBytes = bytes;
+            setPageCount(bytes / pageSize());
         } catch (IOException e) {
             throw new StorageException("cannot map " + path + ": " + e.getMessage(), e);
         }

@@ -25,8 +25,10 @@ import org.agrona.concurrent.UnsafeBuffer;
  *                      128 u64 newest meta: sequence &lt;&lt; 2 | slot (0: none published since initialization)
  *                      192 u64 pid of the writer (0: none)
  * then one slot of {@link #SLOT_BYTES} per snapshot
- * byte locks (fcntl): 0 the writer, exclusive; 1 initialization, exclusive and brief;
- *                     2 presence, shared by every process using the file
+ * byte locks (fcntl): 0 the writer, exclusive (a sole writer holds it while open; writers that
+ *                     take turns hold it per transaction); 1 initialization, exclusive and brief;
+ *                     2 presence, shared by every process using the file;
+ *                     3 writers: exclusive by a sole writer, shared by writers that take turns
  * </pre>
  *
  * POSIX releases all of a process's locks on a file when any descriptor of it is closed, so this
@@ -46,6 +48,9 @@ public final class LockFile implements AutoCloseable {
     private static final long WRITER_LOCK = 0;
     private static final long INIT_LOCK = 1;
     private static final long PRESENCE_LOCK = 2;
+    private static final long WRITERS_LOCK = 3;
+    /** Longest pause between two tries for the writer lock while another process holds it. */
+    private static final long MAX_TURN_POLL_NANOS = 1_000_000L;
 
     private static final Map<Path, LockFile> OPEN = new HashMap<>();
 
@@ -57,6 +62,8 @@ public final class LockFile implements AutoCloseable {
     private final int slots;
     private int references = 1;
     private FileLock writerLock;
+    /** Byte 3, held while a store of this JVM is open for writing (exclusive or shared). */
+    private FileLock writersLock;
 
     private LockFile(Path path, FileChannel channel, FileLock presence, MappedByteBuffer map, int slots) {
         this.path = path;
@@ -159,13 +166,97 @@ public final class LockFile implements AutoCloseable {
     }
 
     /**
-     * Takes the writer lock for {@code store}, or throws {@link StoreLockedException} if a store in
-     * this JVM or another process holds it.
+     * Takes the writer lock for {@code store} until {@link #unlockWriter}: the only writer. Throws
+     * {@link StoreLockedException} if a store in this JVM or another process writes it.
      */
     public synchronized void lockWriter(String store) {
-        if (writerLock != null) {
+        joinWriters(store, false);
+        try {
+            if (!tryWriterLock()) {
+                throw lockedByAnother(store);
+            }
+        } catch (RuntimeException e) {
+            leaveWriters();
+            throw e;
+        }
+    }
+
+    /**
+     * Joins the writers of {@code store} that take turns ({@link #takeWriterTurn}); throws
+     * {@link StoreLockedException} if this JVM writes it already or a sole writer has it.
+     */
+    public synchronized void joinSharedWriters(String store) {
+        joinWriters(store, true);
+    }
+
+    private void joinWriters(String store, boolean shared) {
+        if (writersLock != null) {
             throw new StoreLockedException("store " + store + " is already open for writing in this JVM");
         }
+        FileLock lock;
+        try {
+            lock = channel.tryLock(WRITERS_LOCK, 1, shared);
+        } catch (IOException e) {
+            throw new StorageException("cannot lock " + path + ": " + e.getMessage(), e);
+        }
+        if (lock == null) {
+            throw shared || !sharedWritersPresent() ? lockedByAnother(store)
+                    : new StoreLockedException("store " + store + " is open for writing by processes that take turns"
+                            + " (StoreOptions.sharedWriters); open it that way too");
+        }
+        writersLock = lock;
+    }
+
+    /** Whether the processes writing the store take turns (they hold the writers' byte shared). */
+    private boolean sharedWritersPresent() {
+        try (FileLock probe = channel.tryLock(WRITERS_LOCK, 1, true)) {
+            return probe != null;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Waits up to {@code timeoutNanos} for the writer lock (a turn of a writer that shares the
+     * store) and takes it; false if another process still holds it then. Polls: a blocking lock
+     * could not be given up at the deadline.
+     */
+    public boolean takeWriterTurn(long timeoutNanos) {
+        long deadline = System.nanoTime() + timeoutNanos;
+        long pause = 20_000L;
+        while (true) {
+            synchronized (this) {
+                if (writersLock == null || writerLock != null) {
+                    throw new IllegalStateException("no writer turn to take on " + path);
+                }
+                if (tryWriterLock()) {
+                    return true;
+                }
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(Math.min(pause, left));
+            if (Thread.interrupted()) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+            pause = Math.min(pause * 2, MAX_TURN_POLL_NANOS);
+        }
+    }
+
+    /** Ends the turn taken by {@link #takeWriterTurn}. */
+    public synchronized void endWriterTurn() {
+        releaseWriterLock();
+    }
+
+    /** The pid of the process holding the writer lock, if it said (0: none or unknown). */
+    public long writerPid() {
+        return header.getLongVolatile(WRITER_PID);
+    }
+
+    private boolean tryWriterLock() {
         FileLock lock;
         try {
             lock = channel.tryLock(WRITER_LOCK, 1, false);
@@ -173,16 +264,26 @@ public final class LockFile implements AutoCloseable {
             throw new StorageException("cannot lock " + path + ": " + e.getMessage(), e);
         }
         if (lock == null) {
-            long pid = header.getLongVolatile(WRITER_PID);
-            throw new StoreLockedException("store " + store + " is open for writing in another process"
-                    + (pid > 0 ? " (pid " + pid + ")" : "") + " (it holds the lock on " + path + ")");
+            return false;
         }
         writerLock = lock;
         header.putLongVolatile(WRITER_PID, ProcessHandle.current().pid());
+        return true;
     }
 
-    /** Lets go of the writer lock taken by {@link #lockWriter}. */
+    private StoreLockedException lockedByAnother(String store) {
+        long pid = writerPid();
+        return new StoreLockedException("store " + store + " is open for writing in another process"
+                + (pid > 0 ? " (pid " + pid + ")" : "") + " (it holds the lock on " + path + ")");
+    }
+
+    /** Lets go of the writer lock and leaves the writers ({@link #lockWriter} or {@link #joinSharedWriters}). */
     public synchronized void unlockWriter() {
+        releaseWriterLock();
+        leaveWriters();
+    }
+
+    private void releaseWriterLock() {
         if (writerLock != null) {
             header.putLongVolatile(WRITER_PID, 0);
             try {
@@ -191,6 +292,17 @@ public final class LockFile implements AutoCloseable {
                 // Closing the channel releases it too.
             }
             writerLock = null;
+        }
+    }
+
+    private void leaveWriters() {
+        if (writersLock != null) {
+            try {
+                writersLock.release();
+            } catch (IOException ignored) {
+                // Closing the channel releases it too.
+            }
+            writersLock = null;
         }
     }
 

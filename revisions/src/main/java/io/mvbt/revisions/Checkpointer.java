@@ -44,8 +44,7 @@ final class Checkpointer implements Runnable {
             }
             writtenBytes.set(0);
             try {
-                store.checkpoint();
-                store.shrink(false);
+                store.backgroundCheckpoint();
             } catch (Throwable t) {
                 // The store records storage failures itself and refuses further writes.
                 if (!store.isClosed()) {

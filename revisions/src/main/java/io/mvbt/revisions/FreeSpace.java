@@ -228,6 +228,20 @@ final class FreeSpace {
         hotSize = 0;
     }
 
+    /**
+     * Forgets everything, before the state another process left is loaded (writers that take
+     * turns). Must not be called inside a transaction.
+     */
+    void reset() {
+        inUse.clearAll();
+        reusable.clearAll();
+        pending.clear();
+        flips.clear();
+        hint = PageStore.META_SLOTS;
+        hotSize = 0;
+        end();
+    }
+
     /** Lets go of pending pages that no held revision can reach any more. */
     void releasePending(long[] held, int n) {
         if (!pending.isEmpty()) {

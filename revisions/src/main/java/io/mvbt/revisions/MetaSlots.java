@@ -20,6 +20,15 @@ final class MetaSlots {
         java.util.Arrays.fill(revision, -1);
     }
 
+    /** Forgets every slot, before they are read again (writers that take turns). */
+    void reset() {
+        java.util.Arrays.fill(sequence, -1);
+        java.util.Arrays.fill(revision, -1);
+        durable = -1;
+        pending = -1;
+        nextSequence = 1;
+    }
+
     /** Records what a slot holds after recovery or a write. */
     void wrote(int slot, long seq, long rev) {
         sequence[slot] = seq;

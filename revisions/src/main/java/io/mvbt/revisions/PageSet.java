@@ -43,6 +43,12 @@ final class PageSet {
         return true;
     }
 
+    /** Empties the set. */
+    void clearAll() {
+        Arrays.fill(words, 0);
+        cardinality = 0;
+    }
+
     long cardinality() {
         return cardinality;
     }

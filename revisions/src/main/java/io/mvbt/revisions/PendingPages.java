@@ -60,6 +60,12 @@ final class PendingPages {
         pageCount += count;
     }
 
+    /** Forgets every pending page (their state is loaded again). */
+    void clear() {
+        groups.clear();
+        pageCount = 0;
+    }
+
     /**
      * Judges every group whose holder is no longer held against the next held revision below it.
      *

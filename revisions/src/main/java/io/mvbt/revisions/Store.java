@@ -66,6 +66,10 @@ public final class Store implements AutoCloseable {
     private final ReaderRegistry registry;
     /** Opened with {@link #openReadOnly}: follows the writer's published revisions, never writes. */
     private final boolean readOnly;
+    /** The file, if writers of several processes take turns on it ({@link StoreOptions#sharedWriters}); else null. */
+    private final FilePageStore sharedFile;
+    /** The announcement this process's writer state matches (writers that take turns; in a turn only). */
+    private long knownMeta;
     /** The newest meta a read-only store has followed, and its revision. */
     private volatile Followed followed;
     private final MetaSlots slots = new MetaSlots();
@@ -110,11 +114,13 @@ public final class Store implements AutoCloseable {
         this.registry = file != null ? ReaderRegistry.shared(file.lockFile())
                 : ReaderRegistry.inMemory(options.maxReaders());
         this.readOnly = file != null && file.readOnly();
+        this.sharedFile = file != null && file.shared() ? file : null;
         this.limits = new TreeLimits(pages.pageSize());
         this.verified = pages.durable() ? new VerifiedPages() : null;
         this.checksums = new Checksums(pages);
-        // A reader process reads pages the writer has not sealed yet: their headers and structure are checked.
-        this.access = new PageAccess(pages, checksums, limits, verified, TxnPages.maxRunPages(pages), readOnly);
+        // Other processes read pages the writer has not sealed yet: their headers and structure are checked.
+        this.access = new PageAccess(pages, checksums, limits, verified, TxnPages.maxRunPages(pages),
+                readOnly || sharedFile != null);
         this.sealer = access.withTrustUnsealed();
         this.space = new FreeSpace(pages);
         this.freeMap = new FreeMap(pages.pageSize());
@@ -130,6 +136,9 @@ public final class Store implements AutoCloseable {
         if (!readOnly) {
             afterOpen();
         }
+        if (sharedFile != null) {
+            sharedFile.endTurn();
+        }
         this.checkpointer = pages.durable() && !readOnly ? new Checkpointer(this, options) : null;
         if (checkpointer != null) {
             checkpointer.start();
@@ -144,8 +153,10 @@ public final class Store implements AutoCloseable {
     /** Opens (or creates) a store file for reading and writing. */
     public static Store open(Path path, StoreOptions options) {
         NativeAccess.require();
-        FilePageStore file = FilePageStore.open(path, options.pageSize(), MetaPage::detectPageSize,
-                options.maxReaders());
+        FilePageStore file = options.sharedWriters()
+                ? FilePageStore.openShared(path, options.pageSize(), MetaPage::detectPageSize, options.maxReaders(),
+                        options.writeTimeout().toNanos())
+                : FilePageStore.open(path, options.pageSize(), MetaPage::detectPageSize, options.maxReaders());
         try {
             return new Store(file, options, file.created());
         } catch (RuntimeException | Error e) {
@@ -209,7 +220,7 @@ public final class Store implements AutoCloseable {
             long seq = slots.takeSequence();
             MetaPage.write(pages, checksums, storeId, 0, seq, first, 0, MetaPage.FLAG_SEALED, space.flips);
             pages.sync();
-            wroteMeta(0, seq, 0);
+            wroteMeta(0, seq, first);
             slots.setDurable(0);
         }
         latest = first;
@@ -217,6 +228,22 @@ public final class Store implements AutoCloseable {
     }
 
     private void recover() {
+        MetaPage.Record m = adopt();
+        if (!m.steady()) {
+            checkpoint(access.withTrustUnsealed());
+        } else if (BootId.isCurrent(m.bootHigh, m.bootLow)) {
+            // Its writer may have died between writing it and syncing it.
+            syncOrFail();
+        }
+        announceHead();
+    }
+
+    /**
+     * Loads the newest meta that can be trusted: the meta slots, the free space and the newest
+     * revision. Newer metas that were rejected are wiped first, so that no later recovery weighs
+     * them and no meta written from now on lands in a slot that is wiped afterwards.
+     */
+    private MetaPage.Record adopt() {
         List<MetaPage.Record> metas = Recovery.readAll(pages, checksums);
         if (!metas.isEmpty()) {
             storeId = metas.get(0).storeId;
@@ -224,6 +251,7 @@ public final class Store implements AutoCloseable {
         }
         MetaPage.Record m = Recovery.choose(pages, metas, access.uncached());
         long steadySequence = -1;
+        boolean wiped = false;
         for (MetaPage.Record r : metas) {
             slots.seen(r.sequence);
             if (r.sequence <= m.sequence) {
@@ -232,10 +260,16 @@ public final class Store implements AutoCloseable {
                     steadySequence = r.sequence;
                     slots.setDurable(r.slot);
                 }
+            } else {
+                UnsafeApi.setMemory(pages.address(r.slot), pages.pageSize(), (byte) 0);
+                pages.written(r.slot, 1);
+                wiped = true;
             }
         }
-        boolean trusted = !m.steady();
-        PageAccess loader = trusted ? access.withTrustUnsealed() : access;
+        if (wiped) {
+            syncOrFail();
+        }
+        PageAccess loader = m.steady() ? access : access.withTrustUnsealed();
         freeMap.set(m.freeRoot, m.freeRevision, m.freeHeight);
         freeMap.load(loader, space, m.pageCount);
         for (long flip : m.flips) {
@@ -245,23 +279,47 @@ public final class Store implements AutoCloseable {
         latest = new Revision(m.revision, m.durableRevision, m.catalog.copy(), m.pageCount, m.commitMillis,
                 m.freeRoot, m.freeRevision, m.freeHeight, new TreeRoot[0]);
         durableRevision = m.durableRevision;
-        if (!m.steady()) {
-            checkpoint(loader);
-        }
-        // Metas newer than the one opened were rejected: wipe them so no later recovery weighs them.
-        boolean wiped = false;
-        for (MetaPage.Record r : metas) {
-            if (r.sequence > m.sequence) {
-                UnsafeApi.setMemory(pages.address(r.slot), pages.pageSize(), (byte) 0);
-                pages.written(r.slot, 1);
-                wiped = true;
-            }
-        }
-        if (wiped) {
-            pages.sync();
-        }
+        return m;
+    }
+
+    /** Announces the newest meta in the reader table, unless it is announced already. */
+    private void announceHead() {
         int head = slots.head();
-        registry.publish(slots.sequenceOf(head) << 2 | head);
+        long word = slots.sequenceOf(head) << 2 | head;
+        if (registry.published() != word) {
+            registry.publish(word);
+        }
+        if (sharedFile != null) {
+            knownMeta = word;
+            followed = new Followed(word, latest);
+        }
+    }
+
+    /**
+     * Writers that take turns, at the start of a turn: if another process wrote since this one's
+     * last turn, its commits and free space are loaded. Which revision freed each free page is not
+     * persisted, so every free page waits for the newest revision held below the newest one
+     * (snapshots anywhere, and the durable revision).
+     */
+    private void catchUp() {
+        if (registry.published() == knownMeta) {
+            return;
+        }
+        long durableBefore = durableRevision;
+        sharedFile.resync();
+        space.reset();
+        slots.reset();
+        adopt();
+        if (durableRevision != durableBefore) {
+            // A checkpoint of another process: it may have died before its sync.
+            syncOrFail();
+        }
+        int n = collectHolders();
+        long holder = PendingPages.floorBelow(held, n, latest.revision);
+        if (holder >= 0) {
+            space.pendAllReusable(holder);
+        }
+        announceHead();
     }
 
     /**
@@ -316,16 +374,27 @@ public final class Store implements AutoCloseable {
             Revision r = new Revision(m.revision, m.durableRevision, m.catalog.copy(), m.pageCount, m.commitMillis,
                     m.freeRoot, m.freeRevision, m.freeHeight, new TreeRoot[Math.max(16, treeIds.get() + 16)]);
             followed = new Followed(meta, r);
-            latest = r;
-            durableRevision = m.durableRevision;
+            if (readOnly) {
+                latest = r;
+                durableRevision = m.durableRevision;
+            }
             return r;
         }
     }
 
     /** Records a meta written and announces it to readers in other processes. */
-    private void wroteMeta(int slot, long seq, long revision) {
-        slots.wrote(slot, seq, revision);
-        registry.publish(seq << 2 | slot);
+    private void wroteMeta(int slot, long seq, Revision r) {
+        slots.wrote(slot, seq, r.revision);
+        announce(slot, seq, r);
+    }
+
+    private void announce(int slot, long seq, Revision r) {
+        long word = seq << 2 | slot;
+        registry.publish(word);
+        if (sharedFile != null) {
+            knownMeta = word;
+            followed = new Followed(word, r);
+        }
     }
 
     // ------------------------------------------------------------------ trees
@@ -384,7 +453,7 @@ public final class Store implements AutoCloseable {
 
     /** Publishes the newest revision in a registry slot, re-reading until no commit slipped between. */
     private Revision hold(int slot) {
-        if (readOnly) {
+        if (readOnly || sharedFile != null) {
             while (true) {
                 long meta = registry.published();
                 Revision r = follow();
@@ -439,7 +508,7 @@ public final class Store implements AutoCloseable {
 
     /** Newest committed revision (for a read-only store: announced by the writer). */
     public long revision() {
-        return readOnly ? follow().revision : latest.revision;
+        return readOnly || sharedFile != null ? follow().revision : latest.revision;
     }
 
     /** Whether the store was opened with {@link #openReadOnly}. */
@@ -466,6 +535,7 @@ public final class Store implements AutoCloseable {
     /** Begins the write transaction, waiting up to {@code timeout} for the running one. */
     public WriteTxn beginWrite(Duration timeout) {
         checkWritable();
+        long deadline = System.nanoTime() + timeout.toNanos();
         try {
             if (!writer.tryAcquire()) {
                 writerWaits.incrementAndGet();
@@ -477,6 +547,12 @@ public final class Store implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new WriteTimeoutException("interrupted while waiting for the write transaction");
+        }
+        try {
+            startTurn(deadline - System.nanoTime(), "beginWrite", timeout);
+        } catch (RuntimeException | Error e) {
+            writer.release();
+            throw e;
         }
         try {
             checkWritable();
@@ -491,8 +567,41 @@ public final class Store implements AutoCloseable {
             checkSlowReaders();
             return new WriteTxn(this, latest, txnPages, editor, txnScratch);
         } catch (RuntimeException | Error e) {
+            endTurn();
             writer.release();
             throw e;
+        }
+    }
+
+    /**
+     * Writers that take turns: waits up to {@code nanos} for another process's transaction to end,
+     * takes the writer lock and catches up with what other processes committed. Holding
+     * {@link #writer}.
+     */
+    private void startTurn(long nanos, String what, Duration timeout) {
+        if (sharedFile == null) {
+            return;
+        }
+        if (!sharedFile.takeTurn(0)) {
+            writerWaits.incrementAndGet();
+            if (!sharedFile.takeTurn(Math.max(0, nanos))) {
+                long pid = sharedFile.lockFile().writerPid();
+                throw new WriteTimeoutException(what + " waited " + timeout + " for the write transaction of another"
+                        + " process" + (pid > 0 ? " (pid " + pid + ")" : ""));
+            }
+        }
+        try {
+            catchUp();
+        } catch (RuntimeException | Error e) {
+            sharedFile.endTurn();
+            throw e;
+        }
+    }
+
+    /** Ends the turn of {@link #startTurn}. */
+    private void endTurn() {
+        if (sharedFile != null) {
+            sharedFile.endTurn();
         }
     }
 
@@ -573,7 +682,7 @@ public final class Store implements AutoCloseable {
                 MetaPage.write(pages, checksums, storeId, slot, seq, r, durableBefore, MetaPage.FLAG_SEALED, space.flips);
                 slots.wrote(slot, seq, revision);
                 syncOrFail();
-                registry.publish(seq << 2 | slot);
+                announce(slot, seq, r);
                 slots.setDurable(slot);
                 durableRevision = revision;
                 latest = r;
@@ -586,7 +695,7 @@ public final class Store implements AutoCloseable {
                 int slot = slots.choose();
                 long seq = slots.takeSequence();
                 MetaPage.write(pages, checksums, storeId, slot, seq, r, durableBefore, 0, space.flips);
-                wroteMeta(slot, seq, revision);
+                wroteMeta(slot, seq, r);
                 latest = r;
             } finally {
                 metaLock.unlock();
@@ -606,6 +715,7 @@ public final class Store implements AutoCloseable {
             Revision base = latest;
             freeMap.set(base.freeMapRoot, base.freeMapRevision, base.freeMapHeight);
         }
+        endTurn();
         writer.release();
     }
 
@@ -638,9 +748,68 @@ public final class Store implements AutoCloseable {
     /** Makes every commit so far durable (a checkpoint), and returns the free tail of the file. */
     public void sync() {
         checkWritable();
-        if (pages.durable()) {
+        if (!pages.durable()) {
+            return;
+        }
+        if (sharedFile == null) {
             checkpoint();
             shrink(false);
+            return;
+        }
+        acquireWriter("sync");
+        try {
+            startTurn(options.writeTimeout().toNanos(), "sync", options.writeTimeout());
+            try {
+                checkpoint();
+                shrinkHoldingWriter(false);
+            } finally {
+                endTurn();
+            }
+        } finally {
+            writer.release();
+        }
+    }
+
+    /**
+     * The checkpointer's round. Writers that take turns checkpoint in a turn, skipping the round
+     * if this process is writing or another process does not end its turn soon; they checkpoint
+     * every process's commits.
+     */
+    void backgroundCheckpoint() {
+        if (sharedFile == null) {
+            checkpoint();
+            shrink(false);
+            return;
+        }
+        if (latest.revision == durableRevision && registry.published() == knownMeta || !writer.tryAcquire()) {
+            return;
+        }
+        try {
+            if (!sharedFile.takeTurn(TimeUnit.MILLISECONDS.toNanos(100))) {
+                return;
+            }
+            try {
+                catchUp();
+                checkpoint();
+                shrinkHoldingWriter(false);
+            } finally {
+                sharedFile.endTurn();
+            }
+        } finally {
+            writer.release();
+        }
+    }
+
+    /** Waits up to the write timeout for this process's write transaction to end, and takes the writer. */
+    private void acquireWriter(String what) {
+        try {
+            if (!writer.tryAcquire(options.writeTimeout().toNanos(), TimeUnit.NANOSECONDS)) {
+                throw new WriteTimeoutException(what + " waited " + options.writeTimeout()
+                        + " for the write transaction");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new WriteTimeoutException("interrupted while waiting for the write transaction");
         }
     }
 
@@ -679,7 +848,7 @@ public final class Store implements AutoCloseable {
                     pending = slots.choose();
                     long seq = slots.takeSequence();
                     MetaPage.writeSteadyCopy(pages, checksums, slots.head(), pending, seq);
-                    wroteMeta(pending, seq, h.revision);
+                    wroteMeta(pending, seq, h);
                     slots.setPending(pending);
                 } finally {
                     metaLock.unlock();
@@ -732,7 +901,7 @@ public final class Store implements AutoCloseable {
             int slot = slots.choose();
             long seq = slots.takeSequence();
             MetaPage.write(pages, checksums, storeId, slot, seq, r, durableRevision, 0, space.flips);
-            wroteMeta(slot, seq, r.revision);
+            wroteMeta(slot, seq, r);
             latest = r;
         } finally {
             metaLock.unlock();
@@ -814,17 +983,14 @@ public final class Store implements AutoCloseable {
                 return new IntegrityChecker(this, access.uncached()).checkTrees(s.rev(), s.rev().durableRevision);
             }
         }
+        acquireWriter("check");
         try {
-            if (!writer.tryAcquire(options.writeTimeout().toNanos(), TimeUnit.NANOSECONDS)) {
-                throw new WriteTimeoutException("check waited " + options.writeTimeout()
-                        + " for the write transaction");
+            startTurn(options.writeTimeout().toNanos(), "check", options.writeTimeout());
+            try {
+                return new IntegrityChecker(this, access.uncached().withTrustUnsealed()).check(latest, durableRevision);
+            } finally {
+                endTurn();
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new WriteTimeoutException("interrupted while waiting for the write transaction");
-        }
-        try {
-            return new IntegrityChecker(this, access.uncached().withTrustUnsealed()).check(latest, durableRevision);
         } finally {
             writer.release();
         }
@@ -869,9 +1035,19 @@ public final class Store implements AutoCloseable {
             if (checkpointer != null) {
                 checkpointer.stop();
             }
-            if (pages.durable() && failure == null && !readOnly) {
-                checkpoint();
-                shrinkHoldingWriter(true);
+            // Writers that take turns checkpoint only in a turn; if another process holds it past the
+            // write timeout, this one's commits stay as durable as their mode made them.
+            if (pages.durable() && failure == null && !readOnly
+                    && (sharedFile == null || sharedFile.takeTurn(options.writeTimeout().toNanos()))) {
+                try {
+                    if (sharedFile != null) {
+                        catchUp();
+                    }
+                    checkpoint();
+                    shrinkHoldingWriter(true);
+                } finally {
+                    endTurn();
+                }
             }
         } finally {
             closed = true;

@@ -26,9 +26,10 @@ public final class StoreOptions {
     private final Duration writeTimeout;
     private final SlowReaderPolicy slowReaders;
     private final int maxReaders;
+    private final boolean sharedWriters;
 
     private StoreOptions(int pageSize, Durability durability, Duration checkpointInterval, long checkpointBytes,
-            Duration writeTimeout, SlowReaderPolicy slowReaders, int maxReaders) {
+            Duration writeTimeout, SlowReaderPolicy slowReaders, int maxReaders, boolean sharedWriters) {
         this.pageSize = pageSize;
         this.durability = durability;
         this.checkpointInterval = checkpointInterval;
@@ -36,11 +37,12 @@ public final class StoreOptions {
         this.writeTimeout = writeTimeout;
         this.slowReaders = slowReaders;
         this.maxReaders = maxReaders;
+        this.sharedWriters = sharedWriters;
     }
 
     public static StoreOptions defaults() {
         return new StoreOptions(4096, Durability.SYNC, Duration.ofSeconds(5), 256L << 20, Duration.ofSeconds(10),
-                SlowReaderPolicy.none(), 1024);
+                SlowReaderPolicy.none(), 1024, false);
     }
 
     /** Page size of a store created with these options (a power of two, 4096 to 65536); an existing store keeps its own. */
@@ -50,13 +52,13 @@ public final class StoreOptions {
                     + " to " + PageStore.MAX_PAGE_SIZE + ", not " + pageSize);
         }
         return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout, slowReaders,
-                maxReaders);
+                maxReaders, sharedWriters);
     }
 
     /** Default durability of commits. */
     public StoreOptions durability(Durability durability) {
         return new StoreOptions(pageSize, Objects.requireNonNull(durability), checkpointInterval, checkpointBytes,
-                writeTimeout, slowReaders, maxReaders);
+                writeTimeout, slowReaders, maxReaders, sharedWriters);
     }
 
     /** Longest time between checkpoints in {@link Durability#NORMAL} mode (while there are commits). */
@@ -65,7 +67,7 @@ public final class StoreOptions {
             throw new IllegalArgumentException("checkpoint interval must be positive");
         }
         return new StoreOptions(pageSize, durability, interval, checkpointBytes, writeTimeout, slowReaders,
-                maxReaders);
+                maxReaders, sharedWriters);
     }
 
     /**
@@ -77,7 +79,7 @@ public final class StoreOptions {
             throw new IllegalArgumentException("checkpoint bytes must be positive");
         }
         return new StoreOptions(pageSize, durability, checkpointInterval, bytes, writeTimeout, slowReaders,
-                maxReaders);
+                maxReaders, sharedWriters);
     }
 
     /** How long {@link Store#beginWrite()} waits for the running write transaction. */
@@ -86,13 +88,13 @@ public final class StoreOptions {
             throw new IllegalArgumentException("write timeout must not be negative");
         }
         return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, timeout, slowReaders,
-                maxReaders);
+                maxReaders, sharedWriters);
     }
 
     /** What to do about snapshots that hold old revisions too long (default: nothing). */
     public StoreOptions slowReaders(SlowReaderPolicy policy) {
         return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout,
-                Objects.requireNonNull(policy), maxReaders);
+                Objects.requireNonNull(policy), maxReaders, sharedWriters);
     }
 
     /**
@@ -105,7 +107,21 @@ public final class StoreOptions {
             throw new IllegalArgumentException("max readers must be from 1 to " + (1 << 20) + ", not " + maxReaders);
         }
         return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout, slowReaders,
-                maxReaders);
+                maxReaders, sharedWriters);
+    }
+
+    /**
+     * Lets writers in several processes share the store, one write transaction at a time (a news
+     * server's intake and its expiry job): every process that writes must open it so. The writer
+     * lock is held per transaction, and {@link Store#beginWrite()} waits up to the write timeout
+     * for another process's transaction; each transaction starts from the newest commit and free
+     * space, whichever process made them. Checkpoints, {@link Store#sync()}, {@link Store#check()}
+     * and close take a turn as well. Costs: a lock system call pair per transaction, and a reload
+     * of the free space when another process wrote since.
+     */
+    public StoreOptions sharedWriters(boolean shared) {
+        return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout, slowReaders,
+                maxReaders, shared);
     }
 
     public int pageSize() {
@@ -134,5 +150,9 @@ public final class StoreOptions {
 
     public int maxReaders() {
         return maxReaders;
+    }
+
+    public boolean sharedWriters() {
+        return sharedWriters;
     }
 }
