@@ -21,10 +21,13 @@ import org.agrona.concurrent.UnsafeBuffer;
  *
  * <pre>
  * header (4096 bytes):   0 u64 magic "mvbt-lck"   8 u32 version   12 u32 slot bytes   16 u32 slots
+ *                       20 u32 entries of the freed-page log
  *                       64 u32 slots ever claimed (the writer scans no further)
  *                      128 u64 newest meta: sequence &lt;&lt; 2 | slot (0: none published since initialization)
  *                      192 u64 pid of the writer (0: none)
- * then one slot of {@link #SLOT_BYTES} per snapshot
+ *                      256 u64 entries ever appended to the freed-page log
+ * then one slot of {@link #SLOT_BYTES} per snapshot, then the freed-page log (a ring of
+ * {@link #FREED_ENTRY_BYTES}-byte entries, written by writers that take turns)
  * byte locks (fcntl): 0 the writer, exclusive (a sole writer holds it while open; writers that
  *                     take turns hold it per transaction); 1 initialization, exclusive and brief;
  *                     2 presence, shared by every process using the file;
@@ -36,12 +39,17 @@ import org.agrona.concurrent.UnsafeBuffer;
  */
 public final class LockFile implements AutoCloseable {
     static final long MAGIC = 0x6b636c2d7462766dL; // "mvbt-lck" little-endian
-    static final int VERSION = 1;
+    static final int VERSION = 2;
     public static final int HEADER_BYTES = 4096;
     public static final int SLOT_BYTES = 64;
     public static final int HIGH_WATER = 64;
     public static final int PUBLISHED = 128;
     public static final int WRITER_PID = 192;
+    public static final int FREED_SEQUENCE = 256;
+    public static final int FREED_ENTRY_BYTES = 32;
+    /** Entries of the freed-page log: two MiB, commits of several thousand freed runs between two turns. */
+    static final int FREED_ENTRIES = 1 << 16;
+    private static final int FREED_CAPACITY_OFFSET = 20;
     private static final int VERSION_OFFSET = 8;
     private static final int SLOT_BYTES_OFFSET = 12;
     private static final int SLOTS_OFFSET = 16;
@@ -59,18 +67,21 @@ public final class LockFile implements AutoCloseable {
     private final FileLock presence;
     private final AtomicBuffer header;
     private final AtomicBuffer table;
+    private final AtomicBuffer freedLog;
     private final int slots;
     private int references = 1;
     private FileLock writerLock;
     /** Byte 3, held while a store of this JVM is open for writing (exclusive or shared). */
     private FileLock writersLock;
 
-    private LockFile(Path path, FileChannel channel, FileLock presence, MappedByteBuffer map, int slots) {
+    private LockFile(Path path, FileChannel channel, FileLock presence, MappedByteBuffer map, int slots,
+            int freedEntries) {
         this.path = path;
         this.channel = channel;
         this.presence = presence;
         this.header = new UnsafeBuffer(map, 0, HEADER_BYTES);
         this.table = new UnsafeBuffer(map, HEADER_BYTES, slots * SLOT_BYTES);
+        this.freedLog = new UnsafeBuffer(map, HEADER_BYTES + slots * SLOT_BYTES, freedEntries * FREED_ENTRY_BYTES);
         this.slots = slots;
     }
 
@@ -110,11 +121,13 @@ public final class LockFile implements AutoCloseable {
         try (FileLock init = channel.lock(INIT_LOCK, 1, false)) {
             FileLock alone = channel.tryLock(PRESENCE_LOCK, 1, false);
             int slots;
+            int freedEntries;
             MappedByteBuffer map;
             if (alone != null) {
                 // Nobody else uses the file: whatever it holds is left over from processes now gone.
                 slots = newSlots;
-                long bytes = HEADER_BYTES + (long) slots * SLOT_BYTES;
+                freedEntries = FREED_ENTRIES;
+                long bytes = HEADER_BYTES + (long) slots * SLOT_BYTES + (long) freedEntries * FREED_ENTRY_BYTES;
                 channel.truncate(0);
                 map = channel.map(FileChannel.MapMode.READ_WRITE, 0, bytes);
                 UnsafeBuffer fresh = new UnsafeBuffer(map);
@@ -124,6 +137,7 @@ public final class LockFile implements AutoCloseable {
                 fresh.putInt(VERSION_OFFSET, VERSION);
                 fresh.putInt(SLOT_BYTES_OFFSET, SLOT_BYTES);
                 fresh.putInt(SLOTS_OFFSET, slots);
+                fresh.putInt(FREED_CAPACITY_OFFSET, freedEntries);
                 fresh.putLongVolatile(0, MAGIC);
                 alone.release();
             } else {
@@ -139,15 +153,16 @@ public final class LockFile implements AutoCloseable {
                             + "mvbt reader table of version " + VERSION);
                 }
                 slots = head.getInt(SLOTS_OFFSET);
-                long bytes = HEADER_BYTES + (long) slots * SLOT_BYTES;
-                if (slots < 1 || size < bytes) {
-                    throw new CorruptionException(-1, "lock file " + path + " says " + slots + " slots but holds "
-                            + size + " bytes");
+                freedEntries = head.getInt(FREED_CAPACITY_OFFSET);
+                long bytes = HEADER_BYTES + (long) slots * SLOT_BYTES + (long) freedEntries * FREED_ENTRY_BYTES;
+                if (slots < 1 || freedEntries < 1 || size < bytes) {
+                    throw new CorruptionException(-1, "lock file " + path + " says " + slots + " slots and "
+                            + freedEntries + " freed-page entries but holds " + size + " bytes");
                 }
                 map = channel.map(FileChannel.MapMode.READ_WRITE, 0, bytes);
             }
             FileLock presence = channel.lock(PRESENCE_LOCK, 1, true);
-            return new LockFile(path, channel, presence, map, slots);
+            return new LockFile(path, channel, presence, map, slots, freedEntries);
         }
     }
 
@@ -314,6 +329,11 @@ public final class LockFile implements AutoCloseable {
     /** The reader slots, {@link #slots()} of {@link #SLOT_BYTES} each. */
     public AtomicBuffer table() {
         return table;
+    }
+
+    /** The freed-page log's entries, {@link #FREED_ENTRY_BYTES} each (see {@link #FREED_SEQUENCE}). */
+    public AtomicBuffer freedLog() {
+        return freedLog;
     }
 
     public int slots() {

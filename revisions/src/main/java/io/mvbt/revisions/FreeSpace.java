@@ -49,6 +49,8 @@ final class FreeSpace {
     private long transactionPages;
     /** Pages the last committed transaction wrote. */
     private long lastCommitPages;
+    /** Where freed runs are told to writers of other processes (writers that take turns), or null. */
+    private FreedLog freedLog;
 
     FreeSpace(PageStore store) {
         this.store = store;
@@ -207,6 +209,9 @@ final class FreeSpace {
             long page = freed.getLong(i);
             int pages = (int) freed.getLong(i + 1);
             long written = freed.getLong(i + 2);
+            if (freedLog != null) {
+                freedLog.append(page, pages, written, revision);
+            }
             if (written > holder) {
                 release(page, pages);
             } else {
@@ -214,6 +219,85 @@ final class FreeSpace {
             }
         }
         end();
+    }
+
+    /** Tells every freed run to writers of other processes from now on. */
+    void logFreesTo(FreedLog log) {
+        this.freedLog = log;
+    }
+
+    /** What this process knew of its free pages, kept across a catch-up ({@link #pendAfterCatchUp}). */
+    record Before(long revision, long pageCount, PageSet reusable, LongArrayList pendingRuns) {
+    }
+
+    /** The free pages as seen now, at revision {@code revision}. */
+    Before before(long revision) {
+        LongArrayList runs = new LongArrayList();
+        pending.copyTo(runs);
+        return new Before(revision, store.pageCount(), reusable.copy(), runs);
+    }
+
+    /**
+     * After loading the free space other processes left (writers that take turns): each free
+     * page waits for the held revisions that can reach it. A page another process freed since
+     * {@code before}, as {@code log} tells from entry {@code logFrom} on, can be reached from the
+     * revision that wrote it to the one before the revision that freed it; a page pending here
+     * before keeps what it waited for; a page reusable here before (or past the end of the file
+     * then) that nobody freed since is reusable still. Where the log lost entries, pages not
+     * accounted for wait for every held revision older than the newest, as far as they can tell.
+     *
+     * @param held held revisions ascending (snapshots, the durable revision), {@code n} of them
+     */
+    void pendAfterCatchUp(Before before, FreedLog log, long logFrom, long[] held, int n, long newest) {
+        hotSize = 0;
+        PageSet accounted = new PageSet();
+        // Newest entries first: a page freed twice since is reached only by its last incarnation.
+        LongArrayList others = new LongArrayList();
+        boolean complete = log.read(logFrom, (page, pages, written, freedAt) -> {
+            others.addLong(page);
+            others.addLong(pages);
+            others.addLong(written);
+            others.addLong(freedAt);
+        });
+        for (int i = others.size() - 4; i >= 0; i -= 4) {
+            long page = others.getLong(i);
+            long holder = PendingPages.floorBelow(held, n, others.getLong(i + 3));
+            for (long p = page; p < page + others.getLong(i + 1); p++) {
+                if (accounted.set(p) && reusable.get(p)) {
+                    pendIfVisible(p, others.getLong(i + 2), holder);
+                }
+            }
+        }
+        long newestHeld = PendingPages.floorBelow(held, n, newest);
+        LongArrayList runs = before.pendingRuns();
+        for (int i = 0; i < runs.size(); i += 4) {
+            long holder = runs.getLong(i);
+            long page = runs.getLong(i + 1);
+            long written = runs.getLong(i + 3);
+            for (long p = page; p < page + runs.getLong(i + 2); p++) {
+                if (accounted.set(p) && reusable.get(p)) {
+                    reusable.clear(p);
+                    // Had another process used it since, a lost log entry would not say so.
+                    pending.add(complete ? holder : Math.max(holder, newestHeld), p, 1, written);
+                }
+            }
+        }
+        for (long p = reusable.nextSetBit(PageStore.META_SLOTS); p >= 0; p = reusable.nextSetBit(p + 1)) {
+            if (accounted.get(p)) {
+                continue;
+            }
+            boolean freeBefore = before.reusable().get(p) || p >= before.pageCount();
+            if (!freeBefore || !complete) {
+                pendIfVisible(p, freeBefore ? before.revision() + 1 : 0, newestHeld);
+            }
+        }
+    }
+
+    private void pendIfVisible(long page, long written, long holder) {
+        if (holder >= 0 && written <= holder) {
+            reusable.clear(page);
+            pending.add(holder, page, 1, written);
+        }
     }
 
     /**

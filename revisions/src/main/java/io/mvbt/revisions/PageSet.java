@@ -43,6 +43,14 @@ final class PageSet {
         return true;
     }
 
+    /** An independent copy. */
+    PageSet copy() {
+        PageSet c = new PageSet();
+        c.words = words.clone();
+        c.cardinality = cardinality;
+        return c;
+    }
+
     /** Empties the set. */
     void clearAll() {
         Arrays.fill(words, 0);

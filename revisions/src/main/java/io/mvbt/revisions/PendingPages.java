@@ -111,6 +111,19 @@ final class PendingPages {
         }
     }
 
+    /** Every pending run as (holder, page, count, written). */
+    void copyTo(org.agrona.collections.LongArrayList runs) {
+        for (Map.Entry<Long, Group> e : groups.entrySet()) {
+            Group g = e.getValue();
+            for (int i = 0; i < g.size; i++) {
+                runs.addLong(e.getKey());
+                runs.addLong(g.pages[i]);
+                runs.addLong(g.counts[i]);
+                runs.addLong(g.written[i]);
+            }
+        }
+    }
+
     /** Every pending run, for the integrity checker. */
     void forEach(Sink sink) {
         for (Group g : groups.values()) {

@@ -70,6 +70,10 @@ public final class Store implements AutoCloseable {
     private final FilePageStore sharedFile;
     /** The announcement this process's writer state matches (writers that take turns; in a turn only). */
     private long knownMeta;
+    /** Runs freed by commits, told between writers that take turns; null otherwise. */
+    private final FreedLog freedLog;
+    /** The entries of {@link #freedLog} this process has accounted for (in a turn only). */
+    private long freedSeen;
     /** The newest meta a read-only store has followed, and its revision. */
     private volatile Followed followed;
     private final MetaSlots slots = new MetaSlots();
@@ -115,6 +119,7 @@ public final class Store implements AutoCloseable {
                 : ReaderRegistry.inMemory(options.maxReaders());
         this.readOnly = file != null && file.readOnly();
         this.sharedFile = file != null && file.shared() ? file : null;
+        this.freedLog = sharedFile != null ? new FreedLog(sharedFile.lockFile()) : null;
         this.limits = new TreeLimits(pages.pageSize());
         this.verified = pages.durable() ? new VerifiedPages() : null;
         this.checksums = new Checksums(pages);
@@ -137,7 +142,8 @@ public final class Store implements AutoCloseable {
             afterOpen();
         }
         if (sharedFile != null) {
-            sharedFile.endTurn();
+            space.logFreesTo(freedLog);
+            endTurn();
         }
         this.checkpointer = pages.durable() && !readOnly ? new Checkpointer(this, options) : null;
         if (checkpointer != null) {
@@ -297,15 +303,15 @@ public final class Store implements AutoCloseable {
 
     /**
      * Writers that take turns, at the start of a turn: if another process wrote since this one's
-     * last turn, its commits and free space are loaded. Which revision freed each free page is not
-     * persisted, so every free page waits for the newest revision held below the newest one
-     * (snapshots anywhere, and the durable revision).
+     * last turn, its commits and free space are loaded, and free pages wait for held revisions
+     * that may reach them (see {@link FreeSpace#pendAfterCatchUp}).
      */
     private void catchUp() {
         if (registry.published() == knownMeta) {
             return;
         }
         long durableBefore = durableRevision;
+        FreeSpace.Before before = space.before(latest.revision);
         sharedFile.resync();
         space.reset();
         slots.reset();
@@ -315,10 +321,7 @@ public final class Store implements AutoCloseable {
             syncOrFail();
         }
         int n = collectHolders();
-        long holder = PendingPages.floorBelow(held, n, latest.revision);
-        if (holder >= 0) {
-            space.pendAllReusable(holder);
-        }
+        space.pendAfterCatchUp(before, freedLog, freedSeen, held, n, latest.revision);
         announceHead();
     }
 
@@ -598,9 +601,10 @@ public final class Store implements AutoCloseable {
         }
     }
 
-    /** Ends the turn of {@link #startTurn}. */
+    /** Ends the turn of {@link #startTurn}; what this process freed in it is accounted for. */
     private void endTurn() {
         if (sharedFile != null) {
+            freedSeen = freedLog.sequence();
             sharedFile.endTurn();
         }
     }
@@ -793,7 +797,7 @@ public final class Store implements AutoCloseable {
                 checkpoint();
                 shrinkHoldingWriter(false);
             } finally {
-                sharedFile.endTurn();
+                endTurn();
             }
         } finally {
             writer.release();

@@ -129,7 +129,11 @@ class ProcessWritersTest {
                 // Round 0 was the first commit: no transaction started from a stale revision.
                 assertEquals(commits - 1, round, "every commit of both processes counted once");
             }
-            System.out.printf("%d commits in turns, %d snapshots read beside them%n", commits, readerSnapshots);
+            StoreStats stats = store.stats();
+            System.out.printf("%d commits in turns, %d snapshots read beside them; %d pages in the file, %d in use%n",
+                    commits, readerSnapshots, stats.pagesInFile(), stats.pagesInUse());
+            // Free pages are reused across processes: the file does not grow with the number of commits.
+            assertTrue(stats.pagesInFile() <= 2 * stats.pagesInUse() + 512, stats.toString());
             assertClean(store);
         }
     }
