@@ -2,9 +2,12 @@ package io.mvbt.bench;
 
 import java.util.Arrays;
 
+import io.mvbt.bench.directory.DirectoryBench;
+
 /**
  * Entry point of {@code mvbt-bench.jar}: the side-by-side comparison (see {@link BenchOptions#USAGE}),
- * or {@code jmh ...} for the JMH microbenchmarks.
+ * {@code jmh ...} for the JMH microbenchmarks, or {@code directory ...} for the directory search
+ * benchmark against SQLite (see {@link DirectoryBench}).
  */
 public final class BenchMain {
     private BenchMain() {
@@ -13,6 +16,10 @@ public final class BenchMain {
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].equals("jmh")) {
             org.openjdk.jmh.Main.main(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("directory")) {
+            System.exit(DirectoryBench.main(Arrays.copyOfRange(args, 1, args.length)));
             return;
         }
         BenchOptions o;

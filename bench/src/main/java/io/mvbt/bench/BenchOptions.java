@@ -7,7 +7,7 @@ import java.util.List;
 import io.mvbt.bench.peers.Peer;
 
 /** Command-line options of the harness, shared by the parent and its child JVMs. */
-final class BenchOptions {
+public final class BenchOptions {
     List<Suite> suites = List.of(Suite.byName("dbbench"));
     long entries = 1_000_000;
     long reads = -1;
@@ -25,6 +25,7 @@ final class BenchOptions {
     static final String USAGE = """
             usage: java -jar bench/target/mvbt-bench.jar [options]
                    java -jar bench/target/mvbt-bench.jar jmh [JMH options]
+                   java -jar bench/target/mvbt-bench.jar directory [options]  (directory --help)
 
               --suite S[,S..]     dbbench, history, deleterange, readwhilewriting or all (default dbbench)
               --entries N         entries loaded (default 1000000)
@@ -100,7 +101,7 @@ final class BenchOptions {
     }
 
     /** Accepts 1000000, 1_000_000, 1M, 10k. */
-    static long parseCount(String s) {
+    public static long parseCount(String s) {
         String t = s.replace("_", "").replace(",", "").trim().toLowerCase(java.util.Locale.ROOT);
         long unit = 1;
         if (t.endsWith("k")) {

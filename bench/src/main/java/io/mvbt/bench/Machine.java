@@ -5,11 +5,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /** The machine a run happened on, for the report. */
-final class Machine {
+public final class Machine {
     private Machine() {
     }
 
-    static String describe() {
+    public static String describe() {
         String cpu = "unknown CPU";
         try {
             for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {

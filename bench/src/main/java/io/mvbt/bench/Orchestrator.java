@@ -18,9 +18,9 @@ import io.mvbt.bench.peers.Peer;
  * The parent: runs each store in a JVM of its own, all with the same flags, one after the other,
  * then writes the report (markdown, CSV, SVG of the mvbt/peer ratios).
  */
-final class Orchestrator {
+public final class Orchestrator {
     /** The flags every child JVM gets, whichever store it runs. */
-    static List<String> jvmFlags(String heap) {
+    public static List<String> jvmFlags(String heap) {
         return List.of("--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED", "-Xms" + heap, "-Xmx" + heap,
                 "-XX:+UseG1GC");
     }

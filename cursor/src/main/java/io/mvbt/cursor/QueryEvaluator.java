@@ -21,9 +21,11 @@ import io.mvbt.revisions.Tree;
  * final restriction to the scope, removes. The rules:
  * <ul>
  * <li>AND orders its children by estimate, index terms first, then NOT and unindexed terms (which
- * only filter what is left); it stops as soon as the intersection is empty. When the candidates are
- * already far fewer than an index term's estimate and the term can be checked on an entry, the
- * evaluator fetches those candidates instead of scanning the index.
+ * only filter what is left); it stops as soon as the intersection is empty.
+ * <li>When a node's domain is already far smaller than an index term's estimate (what an AND has
+ * left, the candidates a NOT removes from, or a small scope such as a base entry or the children of
+ * one entry) and the term can be checked on an entry, the evaluator fetches those candidates instead
+ * of scanning the index.
  * <li>OR unions its children, each over the same domain.
  * <li>NOT removes its child's matches from its domain (the scope, or what an AND has left).
  * <li>An unindexed term fetches every id of its domain from the master tree and tests the entry.
@@ -52,7 +54,11 @@ public final class QueryEvaluator {
     /** Evaluates {@code query} within the scope. */
     public Evaluation evaluate(Query query) {
         QueryPlan root = new QueryPlan("SEARCH in " + scope, estimate(query));
-        Result result = evaluate(query, null, root);
+        // A scope far smaller than the index ranges the query would read (a base entry, the children
+        // of one entry, a small subtree) is the domain from the start, so that its few entries are
+        // checked instead of every index range being scanned.
+        CandidateSet domain = scope.estimate() * CHECK_INSTEAD_OF_SCAN_RATIO < scanned(query) ? domainIds(null) : null;
+        Result result = evaluate(query, domain, root);
         CandidateSet ids;
         if (result.withinDomain) {
             ids = result.ids;
@@ -111,8 +117,46 @@ public final class QueryEvaluator {
         return e;
     }
 
+    /**
+     * Index keys evaluating {@code query} over the whole scope would read at least: what checking the
+     * scope's entries instead saves. An AND scans at least its cheapest index child; unindexed terms
+     * read entries of the domain, not indexes.
+     */
+    private long scanned(Query query) {
+        if (query instanceof Query.Indexed) {
+            return estimate(query);
+        }
+        if (query instanceof Query.Not not) {
+            return scanned(not.child());
+        }
+        if (query instanceof Query.Or or) {
+            long sum = 0;
+            for (Query child : or.children()) {
+                sum += scanned(child);
+            }
+            return sum;
+        }
+        if (query instanceof Query.And and) {
+            long least = Long.MAX_VALUE;
+            for (Query child : and.children()) {
+                if (!(child instanceof Query.Not) && !(child instanceof Query.Unindexed)) {
+                    least = Math.min(least, scanned(child));
+                }
+            }
+            return least == Long.MAX_VALUE ? 0 : least;
+        }
+        return 0;
+    }
+
     private Result evaluate(Query query, CandidateSet domain, QueryPlan parent) {
         if (query instanceof Query.Indexed indexed) {
+            if (domain != null && indexed.check() != null && domain.size() * CHECK_INSTEAD_OF_SCAN_RATIO < estimate(query)) {
+                QueryPlan check = parent.add(new QueryPlan("check " + indexed.scan() + " on candidates",
+                        estimate(query)));
+                CandidateSet ids = check(domain, indexed.check(), check);
+                check.actual(ids.size());
+                return new Result(ids, true);
+            }
             QueryPlan plan = parent.add(new QueryPlan(indexed.scan().toString(), estimate(query)));
             CandidateSet ids = indexed.scan().materialize(view);
             plan.actual(ids.size());
@@ -169,14 +213,6 @@ public final class QueryEvaluator {
                 Result inner = evaluate(not.child(), base, notPlan);
                 current = base.andNot(inner.ids);
                 notPlan.actual(current.size());
-                continue;
-            }
-            if (current != null && child instanceof Query.Indexed indexed && indexed.check() != null
-                    && current.size() * CHECK_INSTEAD_OF_SCAN_RATIO < estimate(child)) {
-                QueryPlan check = plan.add(new QueryPlan("check " + indexed.scan() + " on candidates",
-                        estimate(child)));
-                current = check(current, indexed.check(), check);
-                check.actual(current.size());
                 continue;
             }
             Result r = evaluate(child, current != null ? current : domain, plan);

@@ -151,6 +151,41 @@ class CandidateSearchTest {
     }
 
     @Test
+    void aSmallScopeAndTheCandidatesOfANotAreCheckedInsteadOfScanningLargeIndexRanges() {
+        try (Store store = load(3000, 5); Snapshot s = store.beginRead()) {
+            // A base entry or the children of one entry: ten ids, far fewer than the red entries.
+            CandidateSet few = expected(id -> id > 100 && id <= 110);
+            CandidateScope scope = CandidateScope.of(few, "ten entries");
+            Query red = Query.index(IndexScan.equality(colours, "colour", utf8("red")), colourIs("red"));
+            QueryEvaluator.Evaluation inScope = new QueryEvaluator(s, master, scope).evaluate(red);
+            assertEquals(expected(id -> few.contains(id) && model.get(id)[0].equals("red")), inScope.ids());
+            assertEquals(10, inScope.plan().totalFetched(), inScope.plan().toString());
+            assertTrue(inScope.plan().toString().contains("check index colour = \"red\" on candidates"),
+                    inScope.plan().toString());
+
+            // The NOT of an AND tests the few candidates the AND left instead of scanning its index range.
+            CandidateScope all = CandidateScope.of(expected(id -> true), "all");
+            Query size = Query.index(IndexScan.equality(sizes, "size", utf8("007")));
+            Query greenish = Query.index(IndexScan.prefix(colours, "colour", utf8("green")),
+                    (id, entry) -> new String(entry, StandardCharsets.UTF_8).startsWith("green"));
+            QueryEvaluator.Evaluation notGreen = new QueryEvaluator(s, master, all)
+                    .evaluate(Query.and(size, Query.not(greenish)));
+            CandidateSet sized = expected(id -> model.get(id)[1].equals("007"));
+            assertEquals(expected(id -> model.get(id)[1].equals("007") && !model.get(id)[0].startsWith("green")),
+                    notGreen.ids());
+            assertEquals(sized.size(), notGreen.plan().totalFetched(), notGreen.plan().toString());
+            assertTrue(notGreen.plan().toString().contains("check index colour prefix \"green\" on candidates"),
+                    notGreen.plan().toString());
+
+            // A scope as large as the index range is not materialized: the index is scanned.
+            CandidateScope most = CandidateScope.of(expected(id -> id % 7 != 0), "most");
+            QueryEvaluator.Evaluation scanned = new QueryEvaluator(s, master, most).evaluate(red);
+            assertEquals(0, scanned.plan().totalFetched(), scanned.plan().toString());
+            assertEquals(expected(id -> id % 7 != 0 && model.get(id)[0].equals("red")), scanned.ids());
+        }
+    }
+
+    @Test
     void cursorMovesBothWaysSeeksSkipsAndFetchesFromItsSnapshot() {
         try (Store store = load(500, 4)) {
             Snapshot s = store.beginRead();
