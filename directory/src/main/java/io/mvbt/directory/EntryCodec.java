@@ -84,6 +84,37 @@ final class EntryCodec {
         return new Record(parent, rdn, attributes);
     }
 
+    /**
+     * Whether the attribute named {@code name} (UTF-8) has a value that passes {@code test}, or,
+     * with a null test, whether the entry has the attribute: decodes that attribute's values only,
+     * one at a time, and skips the others without decoding them (a filter's check of a candidate).
+     */
+    static boolean anyValue(byte[] record, byte[] name, java.util.function.Predicate<String> test) {
+        Reader r = new Reader(record);
+        r.long8();
+        r.skipString();
+        int count = r.varint();
+        for (int i = 0; i < count; i++) {
+            boolean wanted = r.stringEquals(name);
+            int values = r.varint();
+            if (wanted) {
+                if (test == null) {
+                    return true;
+                }
+                for (int j = 0; j < values; j++) {
+                    if (test.test(r.string())) {
+                        return true;
+                    }
+                }
+                return false;
+            }
+            for (int j = 0; j < values; j++) {
+                r.skipString();
+            }
+        }
+        return false;
+    }
+
     private static void check(byte[] record) {
         if (record.length < 10 || record[0] != VERSION) {
             throw new MvbtException("not an entry record of version " + VERSION + " (" + record.length + " bytes"
@@ -167,6 +198,21 @@ final class EntryCodec {
                 }
             }
             throw new MvbtException("entry record has a malformed length at byte " + at);
+        }
+
+        void skipString() {
+            int length = varint();
+            need(length);
+            at += length;
+        }
+
+        /** Reads a string, telling whether its UTF-8 bytes are {@code expected}. */
+        boolean stringEquals(byte[] expected) {
+            int length = varint();
+            need(length);
+            boolean equal = java.util.Arrays.equals(in, at, at + length, expected, 0, expected.length);
+            at += length;
+            return equal;
         }
 
         String string() {

@@ -33,6 +33,16 @@ final class FilterPlanner {
         this.maxKeySize = maxKeySize;
     }
 
+    /** A simple filter's check of a candidate: decodes only the attribute it tests, and normalizes its operands once. */
+    private Query.EntryTest check(Filter filter, String attribute) {
+        java.util.function.Predicate<String> test = matcher.valueTest(filter);
+        byte[] name = attribute.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        Schema schema = trees.schema;
+        java.util.function.Predicate<String> normalizedTest = test == null ? null
+                : raw -> test.test(schema.normalize(attribute, raw));
+        return (id, record) -> EntryCodec.anyValue(record, name, normalizedTest);
+    }
+
     Query plan(Filter filter) {
         if (filter instanceof Filter.And and) {
             return new Query.And(plan(and.children()));
@@ -44,7 +54,7 @@ final class FilterPlanner {
             return Query.not(plan(not.child()));
         }
         String attribute = FilterMatcher.attributeOf(filter);
-        Query.EntryTest check = (id, record) -> matcher.matches(filter, EntryCodec.decode(record).attributes());
+        Query.EntryTest check = check(filter, attribute);
         if (filter instanceof Filter.Presence) {
             return Query.index(presence(attribute), check);
         }
