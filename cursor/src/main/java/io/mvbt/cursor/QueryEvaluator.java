@@ -53,7 +53,7 @@ public final class QueryEvaluator {
 
     /** Evaluates {@code query} within the scope. */
     public Evaluation evaluate(Query query) {
-        QueryPlan root = new QueryPlan("SEARCH in " + scope, estimate(query));
+        QueryPlan root = new QueryPlan(() -> "SEARCH in " + scope, estimate(query));
         // A scope far smaller than the index ranges the query would read (a base entry, the children
         // of one entry, a small subtree) is the domain from the start, so that its few entries are
         // checked instead of every index range being scanned.
@@ -151,19 +151,19 @@ public final class QueryEvaluator {
     private Result evaluate(Query query, CandidateSet domain, QueryPlan parent) {
         if (query instanceof Query.Indexed indexed) {
             if (domain != null && indexed.check() != null && domain.size() * CHECK_INSTEAD_OF_SCAN_RATIO < estimate(query)) {
-                QueryPlan check = parent.add(new QueryPlan("check " + indexed.scan() + " on candidates",
+                QueryPlan check = parent.add(new QueryPlan(() -> "check " + indexed.scan() + " on candidates",
                         estimate(query)));
                 CandidateSet ids = check(domain, indexed.check(), check);
                 check.actual(ids.size());
                 return new Result(ids, true);
             }
-            QueryPlan plan = parent.add(new QueryPlan(indexed.scan().toString(), estimate(query)));
+            QueryPlan plan = parent.add(new QueryPlan(indexed.scan()::toString, estimate(query)));
             CandidateSet ids = indexed.scan().materialize(view);
             plan.actual(ids.size());
             return new Result(ids, false);
         }
         if (query instanceof Query.Unindexed unindexed) {
-            QueryPlan plan = parent.add(new QueryPlan("scan " + unindexed.description(), domainSize(domain)));
+            QueryPlan plan = parent.add(new QueryPlan(() -> "scan " + unindexed.description(), domainSize(domain)));
             CandidateSet ids = check(domainIds(domain), unindexed.test(), plan);
             plan.actual(ids.size());
             return new Result(ids, true);
@@ -201,7 +201,7 @@ public final class QueryEvaluator {
         boolean within = false;
         for (Query child : order) {
             if (current != null && current.isEmpty()) {
-                QueryPlan skipped = plan.add(new QueryPlan(describe(child), estimate(child)));
+                QueryPlan skipped = plan.add(new QueryPlan(() -> describe(child), estimate(child)));
                 skipped.skip();
                 continue;
             }

@@ -11,7 +11,9 @@ import java.util.List;
  * {@link #toString()} prints it as an indented tree.
  */
 public final class QueryPlan {
-    private final String operation;
+    /** Describes the node only when asked: a search that nobody explains builds no strings. */
+    private final java.util.function.Supplier<String> describe;
+    private String operation;
     private final long estimate;
     private long actual = -1;
     private long fetched;
@@ -19,7 +21,11 @@ public final class QueryPlan {
     private final List<QueryPlan> children = new ArrayList<>();
 
     QueryPlan(String operation, long estimate) {
-        this.operation = operation;
+        this(() -> operation, estimate);
+    }
+
+    QueryPlan(java.util.function.Supplier<String> describe, long estimate) {
+        this.describe = describe;
         this.estimate = estimate;
     }
 
@@ -42,6 +48,9 @@ public final class QueryPlan {
 
     /** What the node did: "AND", "index cn prefix \"test\"", "scan (description=*x*)", ... */
     public String operation() {
+        if (operation == null) {
+            operation = describe.get();
+        }
         return operation;
     }
 
@@ -85,7 +94,7 @@ public final class QueryPlan {
     }
 
     private void print(StringBuilder out, int depth) {
-        out.append("  ".repeat(depth)).append(operation).append("  est=").append(estimate);
+        out.append("  ".repeat(depth)).append(operation()).append("  est=").append(estimate);
         if (skipped) {
             out.append("  skipped (AND already empty)");
         } else {

@@ -136,7 +136,7 @@ final class DirectoryTrees {
 
         Entry entry(byte[] recordBytes) {
             EntryCodec.Record record = EntryCodec.decode(recordBytes);
-            return Entry.of(dnOf(record), record.attributes());
+            return Entry.ofDecoded(dnOf(record), record.attributes());
         }
     }
 }

@@ -53,6 +53,21 @@ public final class Entry {
         }
     }
 
+    /**
+     * An entry over a freshly decoded record's attributes, without copying them: the map and its
+     * lists are wrapped read-only. Falls back to {@link #of} if a name is not lower-case or a list
+     * is empty, as records written by other paths might have.
+     */
+    static Entry ofDecoded(Dn dn, Map<String, List<String>> attributes) {
+        for (Map.Entry<String, List<String>> e : attributes.entrySet()) {
+            if (e.getValue().isEmpty() || !Schema.name(e.getKey()).equals(e.getKey())) {
+                return of(dn, attributes);
+            }
+            e.setValue(Collections.unmodifiableList(e.getValue()));
+        }
+        return new Entry(dn, Collections.unmodifiableMap(attributes));
+    }
+
     static Entry of(Dn dn, Map<String, List<String>> attributes) {
         Builder b = new Builder(dn);
         attributes.forEach((name, values) -> b.add(name, values.toArray(new String[0])));
