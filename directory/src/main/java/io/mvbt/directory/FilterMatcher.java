@@ -2,70 +2,18 @@ package io.mvbt.directory;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.List;
-import java.util.Map;
 
 /**
- * Evaluates a filter on one entry's attributes, by the schema's matching rules: what an unindexed
- * term does with each fetched candidate. Equality, substrings and ordering compare normalized
- * values; ordering compares their UTF-8 bytes, unsigned, as the index keys do. A multi-valued
- * attribute matches if any value does.
+ * The tests a simple filter term puts to the values of a fetched candidate, by the schema's
+ * matching rules: equality, substrings and ordering compare normalized values; ordering compares
+ * their UTF-8 bytes, unsigned, as the index keys do. A multi-valued attribute matches if any value
+ * does (the caller tries each).
  */
 final class FilterMatcher {
     private final Schema schema;
 
     FilterMatcher(Schema schema) {
         this.schema = schema;
-    }
-
-    boolean matches(Filter filter, Map<String, List<String>> attributes) {
-        if (filter instanceof Filter.And and) {
-            for (Filter child : and.children()) {
-                if (!matches(child, attributes)) {
-                    return false;
-                }
-            }
-            return true;
-        }
-        if (filter instanceof Filter.Or or) {
-            for (Filter child : or.children()) {
-                if (matches(child, attributes)) {
-                    return true;
-                }
-            }
-            return false;
-        }
-        if (filter instanceof Filter.Not not) {
-            return !matches(not.child(), attributes);
-        }
-        if (filter instanceof Filter.Presence presence) {
-            return attributes.containsKey(presence.attribute());
-        }
-        String attribute = attributeOf(filter);
-        List<String> values = attributes.get(attribute);
-        if (values == null) {
-            return false;
-        }
-        for (String raw : values) {
-            String value = schema.normalize(attribute, raw);
-            if (valueMatches(filter, attribute, value)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private boolean valueMatches(Filter filter, String attribute, String value) {
-        if (filter instanceof Filter.Equality eq) {
-            return value.equals(schema.normalize(attribute, eq.value()));
-        }
-        if (filter instanceof Filter.GreaterOrEqual ge) {
-            return compare(value, schema.normalize(attribute, ge.value())) >= 0;
-        }
-        if (filter instanceof Filter.LessOrEqual le) {
-            return compare(value, schema.normalize(attribute, le.value())) <= 0;
-        }
-        return substringMatches(normalized(attribute, (Filter.Substring) filter), value);
     }
 
     /** The substring filter with its pieces normalized by the attribute's rule. */
@@ -139,9 +87,5 @@ final class FilterMatcher {
             return f.attribute();
         }
         throw new IllegalArgumentException("not a simple filter: " + filter);
-    }
-
-    static int compare(String a, String b) {
-        return Arrays.compareUnsigned(a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8));
     }
 }

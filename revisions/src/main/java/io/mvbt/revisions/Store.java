@@ -593,6 +593,14 @@ public final class Store implements AutoCloseable {
                         + " process" + (pid > 0 ? " (pid " + pid + ")" : ""));
             }
         }
+        catchUpOrLeave();
+    }
+
+    /**
+     * {@link #catchUp}, or on failure leaves the turn without taking the freed-page log as read,
+     * so that the next turn reads it again.
+     */
+    private void catchUpOrLeave() {
         try {
             catchUp();
         } catch (RuntimeException | Error e) {
@@ -763,12 +771,7 @@ public final class Store implements AutoCloseable {
         acquireWriter("sync");
         try {
             startTurn(options.writeTimeout().toNanos(), "sync", options.writeTimeout());
-            try {
-                checkpoint();
-                shrinkHoldingWriter(false);
-            } finally {
-                endTurn();
-            }
+            checkpointInTurn();
         } finally {
             writer.release();
         }
@@ -792,15 +795,20 @@ public final class Store implements AutoCloseable {
             if (!sharedFile.takeTurn(TimeUnit.MILLISECONDS.toNanos(100))) {
                 return;
             }
-            try {
-                catchUp();
-                checkpoint();
-                shrinkHoldingWriter(false);
-            } finally {
-                endTurn();
-            }
+            catchUpOrLeave();
+            checkpointInTurn();
         } finally {
             writer.release();
+        }
+    }
+
+    /** Checkpoints and gives back a large free tail, then ends the turn (writers that take turns). */
+    private void checkpointInTurn() {
+        try {
+            checkpoint();
+            shrinkHoldingWriter(false);
+        } finally {
+            endTurn();
         }
     }
 

@@ -14,6 +14,24 @@ final class ChildJvm {
     }
 
     static String run(boolean withFlag, Class<?> main, String... args) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command(withFlag, main, args)).redirectErrorStream(true).start();
+        byte[] out = p.getInputStream().readAllBytes();
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.toHandle().destroyForcibly();
+        }
+        return new String(out, StandardCharsets.UTF_8);
+    }
+
+    /** Starts {@code main} with the native-access flag; its output (with errors) goes to {@code log}, or a pipe if null. */
+    static Process start(java.nio.file.Path log, Class<?> main, String... args) throws IOException {
+        ProcessBuilder builder = new ProcessBuilder(command(true, main, args)).redirectErrorStream(true);
+        if (log != null) {
+            builder.redirectOutput(log.toFile());
+        }
+        return builder.start();
+    }
+
+    private static List<String> command(boolean withFlag, Class<?> main, String... args) {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> command = new ArrayList<>(List.of(java));
         if (withFlag) {
@@ -21,11 +39,6 @@ final class ChildJvm {
         }
         command.addAll(List.of("-Xmx128m", "-cp", System.getProperty("java.class.path"), main.getName()));
         command.addAll(List.of(args));
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        byte[] out = p.getInputStream().readAllBytes();
-        if (!p.waitFor(60, TimeUnit.SECONDS)) {
-            p.toHandle().destroyForcibly();
-        }
-        return new String(out, StandardCharsets.UTF_8);
+        return command;
     }
 }

@@ -22,7 +22,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.mvbt.pagestore.NativeAccess;
 import io.mvbt.pagestore.StorageException;
 
 /**
@@ -119,12 +118,7 @@ class ProcessReadersTest {
     }
 
     private Process startChild(String... args) throws IOException {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(List.of(java));
-        command.addAll(List.of(NativeAccess.REQUIRED_FLAG.split(" ")));
-        command.addAll(List.of("-Xmx128m", "-cp", System.getProperty("java.class.path"), ReaderChild.class.getName()));
-        command.addAll(List.of(args));
-        return new ProcessBuilder(command).redirectErrorStream(true).start();
+        return ChildJvm.start(null, ReaderChild.class, args);
     }
 
     private static String output(Process p) throws IOException, InterruptedException {

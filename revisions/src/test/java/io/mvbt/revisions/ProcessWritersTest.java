@@ -11,7 +11,6 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -19,7 +18,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.mvbt.pagestore.NativeAccess;
 import io.mvbt.pagestore.StoreLockedException;
 
 /**
@@ -32,21 +30,11 @@ class ProcessWritersTest {
     Path dir;
 
     private Process startChild(String... args) throws IOException {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(List.of(java));
-        command.addAll(List.of(NativeAccess.REQUIRED_FLAG.split(" ")));
-        command.addAll(List.of("-Xmx128m", "-cp", System.getProperty("java.class.path"), WriterChild.class.getName()));
-        command.addAll(List.of(args));
-        return new ProcessBuilder(command).redirectErrorStream(true).start();
+        return ChildJvm.start(null, WriterChild.class, args);
     }
 
     private Process startChild(Path log, String... args) throws IOException {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(List.of(java));
-        command.addAll(List.of(NativeAccess.REQUIRED_FLAG.split(" ")));
-        command.addAll(List.of("-Xmx128m", "-cp", System.getProperty("java.class.path"), WriterChild.class.getName()));
-        command.addAll(List.of(args));
-        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        return ChildJvm.start(log, WriterChild.class, args);
     }
 
     private static String read(Path log) {
@@ -74,6 +62,13 @@ class ProcessWritersTest {
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(seconds, TimeUnit.SECONDS), "child did not end");
         return out;
+    }
+
+    /** The round of the newest revision, its whole content checked. */
+    private static long verifiedRound(Store store) {
+        try (Snapshot s = store.beginRead()) {
+            return ProcessReadersTest.verify(s, store.tree("fixed"), store.tree("churn"));
+        }
     }
 
     private static void assertClean(Store store) {
@@ -124,11 +119,8 @@ class ProcessWritersTest {
             commits += Long.parseLong(words[1]);
         }
         try (Store store = Store.open(path, WriterChild.options(Durability.SYNC))) {
-            try (Snapshot s = store.beginRead()) {
-                long round = ProcessReadersTest.verify(s, store.tree("fixed"), store.tree("churn"));
-                // Round 0 was the first commit: no transaction started from a stale revision.
-                assertEquals(commits - 1, round, "every commit of both processes counted once");
-            }
+            // Round 0 was the first commit: no transaction started from a stale revision.
+            assertEquals(commits - 1, verifiedRound(store), "every commit of both processes counted once");
             StoreStats stats = store.stats();
             System.out.printf("%d commits in turns, %d snapshots read beside them; %d pages in the file, %d in use%n",
                     commits, readerSnapshots, stats.pagesInFile(), stats.pagesInUse());
@@ -170,9 +162,7 @@ class ProcessWritersTest {
             for (int i = 0; i < 50; i++) {
                 WriterChild.commitNext(store);
             }
-            try (Snapshot s = store.beginRead()) {
-                assertEquals(71, ProcessReadersTest.verify(s, store.tree("fixed"), store.tree("churn")));
-            }
+            assertEquals(71, verifiedRound(store));
             assertClean(store);
         }
     }
@@ -203,9 +193,7 @@ class ProcessWritersTest {
                 assertTrue(next > returned, "round " + next + " follows the child's last commit " + returned);
                 System.out.printf("run %d: the child's last commit %d, this process %d commits, next round %d%n",
                         run, returned, mine, next);
-                try (Snapshot s = store.beginRead()) {
-                    assertEquals(next, ProcessReadersTest.verify(s, store.tree("fixed"), store.tree("churn")));
-                }
+                assertEquals(next, verifiedRound(store));
                 assertClean(store);
             }
         }
