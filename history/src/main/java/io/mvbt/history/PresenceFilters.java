@@ -15,13 +15,19 @@ import io.mvbt.revisions.WriteTxn;
 final class PresenceFilters {
     private final HistoryTable table;
     private final Store store;
-    private volatile PresenceFilter current;
-    private volatile PresenceFilter building;
+    /**
+     * The filter in use and the one being built, read and replaced together: a commit that read
+     * them apart could add its hash to the old filter only, just as a build swapped in the new one.
+     */
+    private volatile Pair filters = new Pair(null, null);
     private final AtomicBoolean buildRequested = new AtomicBoolean();
     private volatile boolean closed;
     /** True while this table publishes a commit and before its filters cover it. */
     private volatile boolean committing;
     private Thread builder;
+
+    private record Pair(PresenceFilter current, PresenceFilter building) {
+    }
 
     PresenceFilters(HistoryTable table, Store store) {
         this.table = table;
@@ -30,7 +36,7 @@ final class PresenceFilters {
 
     /** True if no entry with {@code hash} exists in the snapshot of {@code revision}. */
     boolean surelyAbsent(byte[] hash, long revision) {
-        PresenceFilter f = current;
+        PresenceFilter f = filters.current;
         if (f == null) {
             return false;
         }
@@ -47,13 +53,12 @@ final class PresenceFilters {
 
     /** Records a hash about to be committed by this table (before the commit is published). */
     void add(byte[] hash) {
-        PresenceFilter f = current;
-        if (f != null) {
-            f.add(hash);
+        Pair p = filters;
+        if (p.current != null) {
+            p.current.add(hash);
         }
-        PresenceFilter b = building;
-        if (b != null) {
-            b.add(hash);
+        if (p.building != null) {
+            p.building.add(hash);
         }
     }
 
@@ -64,12 +69,13 @@ final class PresenceFilters {
 
     /** After this table committed {@code txn} (if {@code done}): its filters now cover its revision. */
     void committed(WriteTxn txn, boolean done, long entries) {
+        Pair p = filters;
         if (done) {
-            advance(current, txn);
-            advance(building, txn);
+            advance(p.current, txn);
+            advance(p.building, txn);
         }
         committing = false;
-        PresenceFilter f = current;
+        PresenceFilter f = p.current;
         if (f != null && entries > f.capacity) {
             rebuild();
         }
@@ -103,7 +109,7 @@ final class PresenceFilters {
             try (WriteTxn hold = store.beginWrite()) {
                 snapshot = store.beginRead();
                 f = new PresenceFilter(snapshot.count(table.entries), snapshot.revision());
-                building = f;
+                filters = new Pair(filters.current, f);
                 hold.abort();
             }
             try (HistoryReader reader = new HistoryReader(table, snapshot)) {
@@ -112,14 +118,12 @@ final class PresenceFilters {
                     return !closed;
                 });
             }
-            if (!closed) {
-                f.ready = true;
-                current = f;
-            }
+            f.ready = true;
+            filters = new Pair(closed ? filters.current : f, null);
         } catch (RuntimeException e) {
             // The table closed under the build, or the store failed: checks keep using the tree.
+            filters = new Pair(filters.current, null);
         } finally {
-            building = null;
             buildRequested.set(false);
         }
     }
@@ -142,6 +146,6 @@ final class PresenceFilters {
 
     /** The filter in use, for stats and tests; null before the first build ends. */
     PresenceFilter current() {
-        return current;
+        return filters.current;
     }
 }

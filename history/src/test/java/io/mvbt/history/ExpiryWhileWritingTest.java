@@ -101,13 +101,13 @@ class ExpiryWhileWritingTest {
                 r.start();
             }
 
-            long writtenBefore = waitFor(written, 10);
+            long writtenBefore = waitFor(written, 10, failures);
             ExpireReport report = h.expire(ExpiryPolicy.standard(5), ExpireOptions.defaults()
                     .clock(Clock.fixed(Instant.ofEpochSecond(NOW), ZoneOffset.UTC)).rememberDays(10).pageSize(500)
                     .progress(p -> {
-                        waitFor(written, written.get() + 1);
+                        waitFor(written, written.get() + 1, failures);
                         for (AtomicLong l : lookups) {
-                            waitFor(l, l.get() + 1);
+                            waitFor(l, l.get() + 1, failures);
                         }
                     }));
             long writtenDuring = written.get() - writtenBefore;
@@ -156,10 +156,16 @@ class ExpiryWhileWritingTest {
         }
     }
 
-    /** Waits (up to 30 s) until {@code counter} reaches {@code target}; returns its value. */
-    private static long waitFor(AtomicLong counter, long target) {
+    /**
+     * Waits (up to 30 s) until {@code counter} reaches {@code target}; returns its value. A racing
+     * thread that failed stops counting, so its failure is what this reports.
+     */
+    private static long waitFor(AtomicLong counter, long target, ConcurrentLinkedQueue<Throwable> failures) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (counter.get() < target) {
+            if (!failures.isEmpty()) {
+                throw new AssertionError("a racing thread failed: " + failures.peek(), failures.peek());
+            }
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("a racing thread made no progress in 30 s");
             }
