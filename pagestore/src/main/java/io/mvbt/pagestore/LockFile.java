@@ -208,12 +208,7 @@ public final class LockFile implements AutoCloseable {
         if (writersLock != null) {
             throw new StoreLockedException("store " + store + " is already open for writing in this JVM");
         }
-        FileLock lock;
-        try {
-            lock = channel.tryLock(WRITERS_LOCK, 1, shared);
-        } catch (IOException e) {
-            throw new StorageException("cannot lock " + path + ": " + e.getMessage(), e);
-        }
+        FileLock lock = tryLock(WRITERS_LOCK, shared);
         if (lock == null) {
             throw shared || !sharedWritersPresent() ? lockedByAnother(store)
                     : new StoreLockedException("store " + store + " is open for writing by processes that take turns"
@@ -271,13 +266,17 @@ public final class LockFile implements AutoCloseable {
         return header.getLongVolatile(WRITER_PID);
     }
 
-    private boolean tryWriterLock() {
-        FileLock lock;
+    /** Tries to lock the byte at {@code position}; null if another process holds it. */
+    private FileLock tryLock(long position, boolean shared) {
         try {
-            lock = channel.tryLock(WRITER_LOCK, 1, false);
+            return channel.tryLock(position, 1, shared);
         } catch (IOException e) {
             throw new StorageException("cannot lock " + path + ": " + e.getMessage(), e);
         }
+    }
+
+    private boolean tryWriterLock() {
+        FileLock lock = tryLock(WRITER_LOCK, false);
         if (lock == null) {
             return false;
         }

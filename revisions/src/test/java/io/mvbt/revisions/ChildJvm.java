@@ -1,6 +1,11 @@
 package io.mvbt.revisions;
 
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,6 +34,15 @@ final class ChildJvm {
             builder.redirectOutput(log.toFile());
         }
         return builder.start();
+    }
+
+    /** The first line {@code child} prints, split at spaces; fails unless its first word is {@code word}. */
+    static String[] firstLine(Process child, String word) throws IOException {
+        String line = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))
+                .readLine();
+        assertNotNull(line, "child said nothing");
+        assertTrue(line.startsWith(word + " "), line);
+        return line.split(" ");
     }
 
     private static List<String> command(boolean withFlag, Class<?> main, String... args) {

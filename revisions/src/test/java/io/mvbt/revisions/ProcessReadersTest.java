@@ -3,13 +3,10 @@ package io.mvbt.revisions;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -170,13 +167,9 @@ class ProcessReadersTest {
                 commit(store, r);
             }
             Process child = startChild("hold", path.toString());
-            BufferedReader lines = new BufferedReader(new InputStreamReader(child.getInputStream(),
-                    StandardCharsets.UTF_8));
-            String line = lines.readLine();
-            assertNotNull(line, "child said nothing");
-            assertTrue(line.startsWith("HOLDING "), line);
-            long held = Long.parseLong(line.split(" ")[1]);
-            assertEquals(10, Long.parseLong(line.split(" ")[2]), "the child read the newest round");
+            String[] holding = ChildJvm.firstLine(child, "HOLDING");
+            long held = Long.parseLong(holding[1]);
+            assertEquals(10, Long.parseLong(holding[2]), "the child read the newest round");
             for (int r = 11; r <= 400; r++) {
                 commit(store, r);
             }

@@ -1,13 +1,10 @@
 package io.mvbt.revisions;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -141,12 +138,7 @@ class ProcessWritersTest {
             assertThrows(StoreLockedException.class, () -> Store.open(path, options),
                     "one store of a file per JVM, even when writers take turns");
             Process child = startChild("stall", path.toString());
-            BufferedReader lines = new BufferedReader(new InputStreamReader(child.getInputStream(),
-                    StandardCharsets.UTF_8));
-            String line = lines.readLine();
-            assertNotNull(line, "child said nothing");
-            assertTrue(line.startsWith("INSIDE "), line);
-            long inside = Long.parseLong(line.split(" ")[1]);
+            long inside = Long.parseLong(ChildJvm.firstLine(child, "INSIDE")[1]);
             assertEquals(21, inside, "the child committed round 20 after this process's rounds 0 to 19");
 
             WriteTimeoutException waited = assertThrows(WriteTimeoutException.class,
