@@ -83,6 +83,15 @@ public interface PageStore extends AutoCloseable {
     /** Whether a freed page number may be written again (a remote store with caching readers says no). */
     boolean reusesPages();
 
+    /**
+     * Tells a store that does not reuse pages ({@link #reusesPages()} false) that a run is gone for
+     * good: no revision that is held or durable can reach it, so a remote store may delete it. Stores
+     * that reuse pages are never told.
+     */
+    default void discard(long pageNo, int pages) {
+        // A store that reuses pages keeps them: the writer allocates them again.
+    }
+
     /** Where the pages live, for messages. */
     String describe();
 

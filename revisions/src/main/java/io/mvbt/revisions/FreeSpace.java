@@ -52,8 +52,12 @@ final class FreeSpace {
     /** Where freed runs are told to writers of other processes (writers that take turns), or null. */
     private FreedLog freedLog;
 
+    /** False for a store that never writes a page number twice: freed pages are discarded, not reused. */
+    private final boolean reuse;
+
     FreeSpace(PageStore store) {
         this.store = store;
+        this.reuse = store.reusesPages();
     }
 
     long pageCount() {
@@ -334,6 +338,10 @@ final class FreeSpace {
     }
 
     private void release(long page, int pages) {
+        if (!reuse) {
+            store.discard(page, pages);
+            return;
+        }
         for (long p = page; p < page + pages; p++) {
             reusable.set(p);
         }
@@ -348,6 +356,13 @@ final class FreeSpace {
         transactionPages = 0;
         allocated.clear();
         freed.clear();
+    }
+
+    /** Tells the page store which runs the running transaction wrote (a remote store sends them). */
+    void reportWritten() {
+        for (int i = 0; i < allocated.size(); i += 2) {
+            store.written(allocated.getLong(i), (int) allocated.getLong(i + 1));
+        }
     }
 
     /** Pages the last committed transaction wrote (allocated). */
@@ -391,9 +406,12 @@ final class FreeSpace {
         inUse.set(page);
     }
 
-    /** After loading: every page below the page count that is not in use is reusable. */
+    /**
+     * After loading: every page below the page count that is not in use is reusable (if the store
+     * reuses pages; else only pages it gains from now on are).
+     */
     void loaded() {
-        long count = store.pageCount();
+        long count = reuse ? store.pageCount() : PageStore.META_SLOTS;
         for (long p = PageStore.META_SLOTS; p < count; p++) {
             if (!inUse.get(p)) {
                 reusable.set(p);

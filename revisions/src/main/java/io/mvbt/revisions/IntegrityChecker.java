@@ -235,7 +235,8 @@ final class IntegrityChecker {
                         : " is free but the persisted free map says in use"));
             }
             int states = (inUse ? 1 : 0) + (reusable ? 1 : 0) + (waiting ? 1 : 0);
-            if (p >= PageStore.META_SLOTS && states != 1) {
+            // A store that never reuses page numbers discards freed pages: they are in no state.
+            if (p >= PageStore.META_SLOTS && (states > 1 || states == 0 && store.pages().reusesPages())) {
                 problems.add("page " + p + " is " + (inUse ? "in use " : "") + (reusable ? "reusable " : "")
                         + (waiting ? "waiting " : "") + (states == 0 ? "nothing (lost)" : "at once"));
             }

@@ -69,6 +69,8 @@ final class RevisionWalker {
         walk(access, r.catalog, freeMapOf(r, access.pageSize()), since, (pageNo, revision, type, address, pages) -> {
             if (!PageHeader.isSealed(address)) {
                 PageHeader.seal(address, access.checksums().ofRun(pageNo, pages));
+                // A remote store sent the page unsealed, perhaps; it must send it again.
+                access.store().written(pageNo, pages);
             }
         });
     }

@@ -195,6 +195,21 @@ public final class Store implements AutoCloseable {
     }
 
     /**
+     * Opens a store over a page store of one's own (pages on Redis, say): an empty page store (no
+     * pages) gets a new store, any other is recovered from what it holds. The store owns the page
+     * store from then on and closes it on {@link #close()}, also if this open fails.
+     */
+    public static Store open(PageStore pages, StoreOptions options) {
+        NativeAccess.require();
+        try {
+            return new Store(pages, options, pages.pageCount() == 0);
+        } catch (RuntimeException | Error e) {
+            pages.close();
+            throw e;
+        }
+    }
+
+    /**
      * A store over any page store: {@code create} for a new one, else recovered from what the page
      * store holds. For tests that bring their own storage (a simulated disk, say).
      */
@@ -680,6 +695,7 @@ public final class Store implements AutoCloseable {
             space.reserve(freeMap.flushBound(space));
             freeMap.flush(txnPages, space);
         }
+        space.reportWritten();
         long durableBefore = durableRevision;
         Revision r = new Revision(revision, durableBefore, catalog.copy(), pages.pageCount(),
                 System.currentTimeMillis(), freeMap.root, freeMap.rootRevision, freeMap.height, roots);
@@ -846,15 +862,22 @@ public final class Store implements AutoCloseable {
                 if (c.revision == since) {
                     return;
                 }
-                RevisionWalker.seal(sealer, c, since);
-                syncOrFail();
+                long sealed = since;
+                if (pages.reusesPages()) {
+                    // The bulk of the writeback runs outside the meta lock, so that commits go on.
+                    // A store that sends pages elsewhere seals and sends under the lock instead: a
+                    // page sealed while it is being sent could reach the other side torn.
+                    RevisionWalker.seal(sealer, c, since);
+                    syncOrFail();
+                    sealed = c.revision;
+                }
                 int pending;
                 Revision h;
                 lockMeta();
                 try {
                     h = latest;
-                    if (h != c) {
-                        RevisionWalker.seal(sealer, h, c.revision);
+                    if (h.revision != sealed) {
+                        RevisionWalker.seal(sealer, h, sealed);
                         syncOrFail();
                     }
                     pending = slots.choose();
@@ -882,6 +905,16 @@ public final class Store implements AutoCloseable {
     }
 
     /**
+     * A store that deletes freed pages, on close: lets go of the freed pages no reader holds any
+     * more and has them deleted, so that a clean close leaves no page behind that nothing reaches.
+     */
+    private void deleteUnreachable() {
+        int n = collectHolders();
+        space.releasePending(held, n);
+        syncOrFail();
+    }
+
+    /**
      * Gives the free tail of the file back to the file system: always on close, otherwise when it
      * is at least an eighth of the file and 1 MiB. Needs the writer; skipped if a transaction runs.
      */
@@ -897,6 +930,10 @@ public final class Store implements AutoCloseable {
     }
 
     private void shrinkHoldingWriter(boolean always) {
+        if (!pages.reusesPages()) {
+            // Page numbers past the end may have been written once; they are never handed out again.
+            return;
+        }
         long count = pages.pageCount();
         long tail = pages.roundUpToGrowthUnit(space.reusableTailStart());
         long freeTail = count - tail;
@@ -1056,6 +1093,9 @@ public final class Store implements AutoCloseable {
                         catchUp();
                     }
                     checkpoint();
+                    if (!pages.reusesPages()) {
+                        deleteUnreachable();
+                    }
                     shrinkHoldingWriter(true);
                 } finally {
                     endTurn();

@@ -40,11 +40,62 @@ final class ModelHarness {
     static final String[] TREES = {"a", "b", "a-tree-with-a-rather-long-name-" + "x".repeat(100)};
     static final int KEYS = 400;
 
+    /** Where a run keeps its store. */
+    interface Storage {
+        /** Opens (or creates) the store of the run that owns {@code dir}, an empty directory of its own. */
+        Store open(Path dir, StoreOptions options);
+
+        /** Whether the store survives a close, so that runs reopen it. */
+        boolean durable();
+
+        String describe();
+    }
+
+    static final Storage MEMORY = new Storage() {
+        @Override
+        public Store open(Path dir, StoreOptions options) {
+            return Store.inMemory(options);
+        }
+
+        @Override
+        public boolean durable() {
+            return false;
+        }
+
+        @Override
+        public String describe() {
+            return "memory";
+        }
+    };
+
+    static final Storage FILE = new Storage() {
+        @Override
+        public Store open(Path dir, StoreOptions options) {
+            return Store.open(dir.resolve("model.mvbt"), options);
+        }
+
+        @Override
+        public boolean durable() {
+            return true;
+        }
+
+        @Override
+        public String describe() {
+            return "file";
+        }
+    };
+
+    private final Storage storage;
     private final boolean file;
     private final int pageSize;
 
     ModelHarness(boolean file, int pageSize) {
-        this.file = file;
+        this(file ? FILE : MEMORY, pageSize);
+    }
+
+    ModelHarness(Storage storage, int pageSize) {
+        this.storage = storage;
+        this.file = storage.durable();
         this.pageSize = pageSize;
     }
 
@@ -99,7 +150,7 @@ final class ModelHarness {
     void run(List<Op> ops) {
         Path dir = null;
         try {
-            dir = file ? Files.createTempDirectory("mvbt-model") : null;
+            dir = Files.createTempDirectory("mvbt-model");
             new Execution(dir).run(ops);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -119,7 +170,7 @@ final class ModelHarness {
         }
         List<Op> minimal = shrink(ops);
         Throwable minimalFailure = failure(minimal);
-        StringBuilder text = new StringBuilder("model test failed: seed " + seed + " (" + (file ? "file" : "memory")
+        StringBuilder text = new StringBuilder("model test failed: seed " + seed + " (" + storage.describe()
                 + " store, page size " + pageSize + "), replay with -Dmvbt.seed=" + seed + "; shrunk from "
                 + ops.size() + " to " + minimal.size() + " operations:");
         for (Op op : minimal) {
@@ -211,7 +262,7 @@ final class ModelHarness {
 
         private void open() {
             StoreOptions options = StoreOptions.defaults().pageSize(pageSize).durability(Durability.NORMAL);
-            store = file ? Store.open(dir.resolve("model.mvbt"), options) : Store.inMemory(options);
+            store = storage.open(dir, options);
         }
 
         private Map<String, TreeMap<byte[], byte[]>> committedView() {

@@ -1,0 +1,47 @@
+package io.mvbt.pagestore.redis;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The Redis keys of one store. The meta and lease keys share a hash tag, so in a cluster they live
+ * in one slot and one script can check the lease and switch the meta together; page keys have no
+ * tag, so pages spread over every node.
+ */
+final class RedisKeys {
+    /** Fields of the meta hash besides the meta slots ("0" to "3"). */
+    static final byte[] PAGE_SIZE = bytes("pageSize");
+    static final byte[] PAGE_COUNT = bytes("pageCount");
+    static final byte[] RESERVED = bytes("reserved");
+
+    final String name;
+    final byte[] meta;
+    final byte[] lease;
+    private final String pagePrefix;
+
+    RedisKeys(String name) {
+        if (name.isEmpty() || name.length() > 200 || name.indexOf('{') >= 0 || name.indexOf('}') >= 0) {
+            throw new IllegalArgumentException("a store name is 1 to 200 characters without braces: '" + name + "'");
+        }
+        this.name = name;
+        this.meta = bytes("{mvbt:" + name + "}:meta");
+        this.lease = bytes("{mvbt:" + name + "}:lease");
+        this.pagePrefix = "mvbt:" + name + ":p:";
+    }
+
+    byte[] page(long pageNo) {
+        return bytes(pagePrefix + pageNo);
+    }
+
+    /** The meta hash field of meta slot {@code slot}. */
+    static byte[] slotField(int slot) {
+        return bytes(Integer.toString(slot));
+    }
+
+    static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    static String text(byte[] b) {
+        return new String(b, StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,507 @@
+package io.mvbt.pagestore.redis;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.agrona.BufferUtil;
+import org.agrona.UnsafeApi;
+import org.agrona.collections.LongArrayList;
+import org.agrona.collections.LongHashSet;
+
+import io.mvbt.pagestore.CorruptionException;
+import io.mvbt.pagestore.PageStore;
+import io.mvbt.pagestore.StorageException;
+import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.Response;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisException;
+
+/**
+ * Pages on Redis or a Redis Cluster, written by one writer that holds a lease. Each page is a
+ * Redis value under a key of the store's name and the page number; the meta slots, the page count
+ * and the page size are fields of one meta hash.
+ *
+ * <p>Pages are built in a local cache ({@link CachedPages}) and sent on {@link #sync()}: first
+ * every page written since the last sync, pipelined, then one script that checks the lease and
+ * switches the meta slots. A writer that dies between the two leaves only pages no meta reaches;
+ * a writer whose lease ran out cannot switch the meta. A page number is never written twice (this
+ * store does not reuse pages, {@link #reusesPages()}): freed pages are deleted once no revision
+ * can reach them, and a writer takes new page numbers only above what every earlier writer
+ * reserved, so a stale writer still sending pages can never overwrite the new writer's.
+ *
+ * <p>Open a store on it with {@code Store.open(RedisPageStore.open(endpoint, name, options), storeOptions)}.
+ */
+public final class RedisPageStore implements PageStore {
+    private static final String LEASE_ERROR = "MVBTLEASE";
+    private static final String CHECK_LEASE = "if redis.call('GET', KEYS[2]) ~= ARGV[1] then return redis.error_reply('"
+            + LEASE_ERROR + " this writer no longer holds the lease') end ";
+    /** Switches meta fields (ARGV[2..]: field, value, ...) if the lease holds. */
+    private static final byte[] PUBLISH = RedisKeys.bytes(CHECK_LEASE
+            + "redis.call('HSET', KEYS[1], unpack(ARGV, 2)) return 1");
+    /** Raises the reserved page count to ARGV[2] (and records the page size, ARGV[3]) if the lease holds. */
+    private static final byte[] RESERVE = RedisKeys.bytes(CHECK_LEASE
+            + "local r = tonumber(redis.call('HGET', KEYS[1], 'reserved') or '0') "
+            + "if tonumber(ARGV[2]) > r then redis.call('HSET', KEYS[1], 'reserved', ARGV[2]) end "
+            + "redis.call('HSETNX', KEYS[1], 'pageSize', ARGV[3]) return 1");
+    /** Commands per pipelined round trip. */
+    private static final int BATCH = 512;
+    private static final long MAX_RUN_BYTES = 64L << 20;
+
+    private final UnifiedJedis redis;
+    private final RedisKeys keys;
+    private final String where;
+    private final WriterLease lease;
+    private final int pageSize;
+    private final CachedPages cache;
+    /** Pages below this may be in Redis and are read on first use; pages from it on were made here. */
+    private final long fresh;
+    private volatile long pageCount;
+    /** Page numbers reserved in Redis for this writer to write: all below this. */
+    private long reserved;
+    private final Object dirtyLock = new Object();
+    /** Runs written since the last sync (page, count), to be sent. */
+    private LongArrayList dirty = new LongArrayList();
+    /** Runs discarded since the last sync (page, count), to be deleted. */
+    private LongArrayList discarded = new LongArrayList();
+    private final Object syncLock = new Object();
+    private volatile boolean closed;
+
+    private RedisPageStore(UnifiedJedis redis, RedisKeys keys, String where, WriterLease lease, RedisStoreOptions options) {
+        this.redis = redis;
+        this.keys = keys;
+        this.where = where;
+        this.lease = lease;
+        Map<byte[], byte[]> meta = call("read the meta hash " + RedisKeys.text(keys.meta), () -> redis.hgetAll(keys.meta));
+        Map<String, byte[]> fields = new java.util.HashMap<>();
+        meta.forEach((field, value) -> fields.put(RedisKeys.text(field), value));
+        this.pageSize = fields.containsKey("pageSize") ? (int) number(fields, "pageSize") : options.pageSize();
+        if (!PageStore.validPageSize(pageSize)) {
+            throw damaged("its page size " + pageSize + " is not a power of two from 4096 to 65536");
+        }
+        long published = fields.containsKey("pageCount") ? number(fields, "pageCount") : 0;
+        long reservedBefore = fields.containsKey("reserved") ? number(fields, "reserved") : 0;
+        if (published > reservedBefore) {
+            throw damaged("its page count " + published + " exceeds the pages reserved, " + reservedBefore);
+        }
+        this.reserved = reservedBefore;
+        this.cache = new CachedPages(options.cacheDirectory(), keys.name, pageSize);
+        this.fresh = Math.max(reservedBefore, META_SLOTS);
+        cache.cover(fresh);
+        // An empty page count tells the layer above to create a store; else every reserved page is ours to skip.
+        this.pageCount = published == 0 ? 0 : reservedBefore;
+        for (int slot = 0; slot < META_SLOTS; slot++) {
+            byte[] bytes = fields.get(Integer.toString(slot));
+            CachedPages.Window w = cache.window(slot);
+            if (bytes != null) {
+                if (bytes.length != pageSize) {
+                    throw damaged("meta slot " + slot + " holds " + bytes.length + " bytes, not " + pageSize);
+                }
+                copyIn(bytes, cache.address(w, slot));
+            }
+            w.markLoaded(slot);
+        }
+        if (reservedBefore > Math.max(published, META_SLOTS)) {
+            // Written by a writer that died (or lost its lease) before publishing them: no meta reaches them.
+            deletePages(Math.max(published, META_SLOTS), reservedBefore);
+        }
+    }
+
+    /**
+     * Takes the writer lease of store {@code name} on {@code endpoint} (waiting up to
+     * {@link RedisStoreOptions#leaseWait()}) and opens its pages; a store that does not exist yet
+     * has no pages, and the store opened over it creates one.
+     *
+     * @throws io.mvbt.pagestore.StoreLockedException if another writer holds the lease
+     */
+    public static RedisPageStore open(RedisEndpoint endpoint, String name, RedisStoreOptions options) {
+        RedisKeys keys = new RedisKeys(name);
+        UnifiedJedis redis = endpoint.connect(options.commandTimeout());
+        try {
+            WriterLease lease = WriterLease.acquire(redis, keys, endpoint.toString(), options.leaseTime(),
+                    options.leaseWait());
+            try {
+                return new RedisPageStore(redis, keys, endpoint.toString(), lease, options);
+            } catch (RuntimeException | Error e) {
+                lease.close();
+                throw e;
+            }
+        } catch (RuntimeException | Error e) {
+            redis.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public int pageSize() {
+        return pageSize;
+    }
+
+    @Override
+    public long pageCount() {
+        return pageCount;
+    }
+
+    @Override
+    public synchronized void extend(long newPageCount) {
+        checkOpen();
+        // Never below what earlier writers reserved: a stale one may still be sending those pages.
+        long target = Math.max(newPageCount, fresh);
+        if (target <= pageCount) {
+            return;
+        }
+        if (target > reserved) {
+            reserve(target);
+        }
+        cache.cover(target);
+        pageCount = target;
+    }
+
+    private void reserve(long target) {
+        try {
+            redis.eval(RESERVE, List.of(keys.meta, keys.lease), List.of(lease.token(),
+                    RedisKeys.bytes(Long.toString(target)), RedisKeys.bytes(Integer.toString(pageSize))));
+        } catch (JedisDataException e) {
+            throw leaseError(e);
+        } catch (JedisException e) {
+            throw failure("reserve pages up to " + target + " in " + RedisKeys.text(keys.meta), e);
+        }
+        reserved = target;
+    }
+
+    @Override
+    public synchronized long appendRun(int pages) {
+        long start = pageCount;
+        if (start + pages > cache.windowEnd(start)) {
+            start = cache.windowEnd(start);
+        }
+        extend(start + pages);
+        return start;
+    }
+
+    @Override
+    public synchronized void truncate(long newPageCount) {
+        checkOpen();
+        // Page numbers are never handed out twice, so the pages past the end simply go unused.
+        if (newPageCount < pageCount) {
+            pageCount = Math.max(newPageCount, fresh);
+        }
+    }
+
+    @Override
+    public long roundUpToGrowthUnit(long pages) {
+        return pages;
+    }
+
+    @Override
+    public long runEnd(long pageNo) {
+        return cache.windowEnd(pageNo);
+    }
+
+    @Override
+    public int maxRunPages() {
+        return (int) (MAX_RUN_BYTES / pageSize);
+    }
+
+    @Override
+    public long address(long pageNo) {
+        CachedPages.Window w = cache.window(pageNo);
+        int index = cache.index(pageNo);
+        if (pageNo < fresh && !w.isLoaded(index)) {
+            load(pageNo, w, index);
+        }
+        return cache.address(w, index);
+    }
+
+    /** Reads a page from Redis into the cache, once; a page Redis lacks reads as zeros (and fails its checks above). */
+    private void load(long pageNo, CachedPages.Window w, int index) {
+        synchronized (w) {
+            if (w.isLoaded(index)) {
+                return;
+            }
+            checkOpen();
+            byte[] key = keys.page(pageNo);
+            byte[] bytes = call("read page " + pageNo + " (key " + RedisKeys.text(key) + ")", () -> redis.get(key));
+            if (bytes != null) {
+                if (bytes.length != pageSize) {
+                    throw new CorruptionException(pageNo, "of store '" + keys.name + "' on " + where + " (key "
+                            + RedisKeys.text(key) + ") holds " + bytes.length + " bytes, not " + pageSize);
+                }
+                copyIn(bytes, cache.address(w, index));
+            }
+            w.markLoaded(index);
+        }
+    }
+
+    @Override
+    public ByteBuffer buffer(long pageNo, int pages) {
+        for (long p = pageNo; p < pageNo + pages; p++) {
+            address(p);
+        }
+        CachedPages.Window w = cache.window(pageNo);
+        ByteBuffer memory = w.memory.duplicate();
+        int start = cache.index(pageNo) << cache.pageShift;
+        memory.limit(start + pages * pageSize).position(start);
+        return memory.slice();
+    }
+
+    @Override
+    public void write(long pageNo, ByteBuffer source) {
+        checkOpen();
+        int length = source.remaining();
+        long address = address(pageNo);
+        if (source.isDirect()) {
+            UnsafeApi.copyMemory(BufferUtil.address(source) + source.position(), address, length);
+        } else {
+            UnsafeApi.copyMemory(source.array(), UnsafeApi.arrayBaseOffset(byte[].class) + source.arrayOffset()
+                    + source.position(), null, address, length);
+        }
+        source.position(source.limit());
+    }
+
+    @Override
+    public void written(long pageNo, int pages) {
+        synchronized (dirtyLock) {
+            dirty.addLong(pageNo);
+            dirty.addLong(pages);
+        }
+    }
+
+    @Override
+    public void discard(long pageNo, int pages) {
+        synchronized (dirtyLock) {
+            discarded.addLong(pageNo);
+            discarded.addLong(pages);
+        }
+    }
+
+    /**
+     * Sends every page written since the last sync, deletes the discarded ones, then switches the
+     * meta if the lease still holds. On failure nothing is forgotten: a later sync sends it all again.
+     *
+     * @throws LeaseLostException if the lease ran out or another writer took it
+     * @throws StorageException if Redis cannot be reached or refuses a command
+     */
+    @Override
+    public void sync() {
+        checkOpen();
+        synchronized (syncLock) {
+            lease.check();
+            LongArrayList runs;
+            LongArrayList gone;
+            synchronized (dirtyLock) {
+                runs = dirty;
+                gone = discarded;
+                dirty = new LongArrayList();
+                discarded = new LongArrayList();
+            }
+            try {
+                send(runs, gone);
+            } catch (RuntimeException | Error e) {
+                synchronized (dirtyLock) {
+                    dirty.addAll(runs);
+                    discarded.addAll(gone);
+                }
+                throw e;
+            }
+        }
+    }
+
+    private void send(LongArrayList runs, LongArrayList gone) {
+        LongHashSet goneSet = new LongHashSet();
+        for (int i = 0; i < gone.size(); i += 2) {
+            for (long p = gone.getLong(i); p < gone.getLong(i) + gone.getLong(i + 1); p++) {
+                goneSet.add(p);
+            }
+        }
+        boolean[] metaDirty = new boolean[META_SLOTS];
+        LongHashSet sent = new LongHashSet();
+        try (Batches batches = new Batches("send pages")) {
+            for (int i = 0; i < runs.size(); i += 2) {
+                for (long p = runs.getLong(i); p < runs.getLong(i) + runs.getLong(i + 1); p++) {
+                    if (p < META_SLOTS) {
+                        metaDirty[(int) p] = true;
+                    } else if (!goneSet.contains(p) && sent.add(p)) {
+                        batches.queue(batches.pipeline.set(keys.page(p), copyOut(p)));
+                    }
+                }
+            }
+            for (long p : goneSet) {
+                batches.queue(batches.pipeline.del(keys.page(p)));
+            }
+        } catch (JedisException e) {
+            throw failure("send pages", e);
+        }
+        List<byte[]> args = new ArrayList<>();
+        args.add(lease.token());
+        args.add(RedisKeys.PAGE_COUNT);
+        args.add(RedisKeys.bytes(Long.toString(pageCount)));
+        args.add(RedisKeys.PAGE_SIZE);
+        args.add(RedisKeys.bytes(Integer.toString(pageSize)));
+        for (int slot = 0; slot < META_SLOTS; slot++) {
+            if (metaDirty[slot]) {
+                args.add(RedisKeys.slotField(slot));
+                args.add(copyOut(slot));
+            }
+        }
+        try {
+            redis.eval(PUBLISH, List.of(keys.meta, keys.lease), args);
+        } catch (JedisDataException e) {
+            throw leaseError(e);
+        } catch (JedisException e) {
+            throw failure("switch the meta hash " + RedisKeys.text(keys.meta), e);
+        }
+    }
+
+    /** Deletes the pages from {@code from} to {@code to}, pipelined. */
+    private void deletePages(long from, long to) {
+        try (Batches batches = new Batches("delete unpublished pages")) {
+            for (long p = from; p < to; p++) {
+                batches.queue(batches.pipeline.del(keys.page(p)));
+            }
+        } catch (JedisException e) {
+            throw failure("delete unpublished pages", e);
+        }
+    }
+
+    /** Pipelined commands, sent in rounds of {@link #BATCH}; every reply is checked. */
+    private final class Batches implements AutoCloseable {
+        final AbstractPipeline pipeline;
+        private final String what;
+        private final List<Response<?>> replies = new ArrayList<>();
+
+        Batches(String what) {
+            this.what = what;
+            this.pipeline = call(what, redis::pipelined);
+        }
+
+        void queue(Response<?> reply) {
+            replies.add(reply);
+            if (replies.size() == BATCH) {
+                flush();
+            }
+        }
+
+        private void flush() {
+            try {
+                pipeline.sync();
+                for (Response<?> reply : replies) {
+                    reply.get();
+                }
+            } catch (JedisException e) {
+                throw failure(what, e);
+            } catch (IllegalStateException e) {
+                // A cluster pipeline leaves the replies of a node it lost unset.
+                throw new StorageException("cannot " + what + " of store '" + keys.name + "' on " + where
+                        + ": a node did not answer (" + e.getMessage() + ")", e);
+            }
+            replies.clear();
+        }
+
+        @Override
+        public void close() {
+            try {
+                flush();
+            } finally {
+                try {
+                    pipeline.close();
+                } catch (JedisException e) {
+                    // The replies were checked; a failure to close the pipeline loses nothing.
+                }
+            }
+        }
+    }
+
+    private byte[] copyOut(long pageNo) {
+        byte[] bytes = new byte[pageSize];
+        UnsafeApi.copyMemory(null, address(pageNo), bytes, UnsafeApi.arrayBaseOffset(byte[].class), pageSize);
+        return bytes;
+    }
+
+    private void copyIn(byte[] bytes, long address) {
+        UnsafeApi.copyMemory(bytes, UnsafeApi.arrayBaseOffset(byte[].class), null, address, pageSize);
+    }
+
+    private RuntimeException leaseError(JedisDataException e) {
+        String message = e.getMessage();
+        if (message != null && message.startsWith(LEASE_ERROR)) {
+            lease.markLost("Redis refused a commit: " + message.substring(LEASE_ERROR.length()).trim());
+            try {
+                lease.check();
+            } catch (LeaseLostException lost) {
+                lost.initCause(e);
+                return lost;
+            }
+        }
+        return failure("run a script on " + RedisKeys.text(keys.meta), e);
+    }
+
+    private StorageException failure(String what, JedisException e) {
+        return new StorageException("cannot " + what + " of store '" + keys.name + "' on " + where + ": "
+                + e.getMessage(), e);
+    }
+
+    private CorruptionException damaged(String what) {
+        return new CorruptionException(-1, "store '" + keys.name + "' on " + where + " is damaged: " + what
+                + " (meta hash " + RedisKeys.text(keys.meta) + ")");
+    }
+
+    private long number(Map<String, byte[]> fields, String field) {
+        String text = RedisKeys.text(fields.get(field));
+        try {
+            long value = Long.parseLong(text);
+            if (value < 0) {
+                throw damaged("field " + field + " is negative: " + value);
+            }
+            return value;
+        } catch (NumberFormatException e) {
+            throw damaged("field " + field + " is not a number: '" + text + "'");
+        }
+    }
+
+    private <T> T call(String what, java.util.function.Supplier<T> command) {
+        try {
+            return command.get();
+        } catch (JedisException e) {
+            throw failure(what, e);
+        }
+    }
+
+    @Override
+    public boolean durable() {
+        return true;
+    }
+
+    @Override
+    public boolean reusesPages() {
+        return false;
+    }
+
+    @Override
+    public String describe() {
+        return "store '" + keys.name + "' on redis " + where;
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("page store " + describe() + " is closed");
+        }
+    }
+
+    /** Gives the lease back and lets go of the connection; the cache's memory goes with the last reference. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            lease.close();
+        } finally {
+            cache.close();
+            redis.close();
+        }
+    }
+}

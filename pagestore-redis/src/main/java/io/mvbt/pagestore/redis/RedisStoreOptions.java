@@ -1,0 +1,97 @@
+package io.mvbt.pagestore.redis;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+
+import io.mvbt.pagestore.PageStore;
+
+/**
+ * How a store on Redis is opened. Immutable; each setter returns a changed copy.
+ *
+ * <p>Defaults: 4096-byte pages (for a new store), a 10 second writer lease, no wait for another
+ * writer's lease, a 5 second timeout per Redis command, and the local page cache in
+ * {@code java.io.tmpdir}.
+ */
+public final class RedisStoreOptions {
+    private final int pageSize;
+    private final Duration leaseTime;
+    private final Duration leaseWait;
+    private final Duration commandTimeout;
+    private final Path cacheDirectory;
+
+    private RedisStoreOptions(int pageSize, Duration leaseTime, Duration leaseWait, Duration commandTimeout,
+            Path cacheDirectory) {
+        this.pageSize = pageSize;
+        this.leaseTime = leaseTime;
+        this.leaseWait = leaseWait;
+        this.commandTimeout = commandTimeout;
+        this.cacheDirectory = cacheDirectory;
+    }
+
+    public static RedisStoreOptions defaults() {
+        return new RedisStoreOptions(4096, Duration.ofSeconds(10), Duration.ZERO, Duration.ofSeconds(5),
+                Path.of(System.getProperty("java.io.tmpdir")));
+    }
+
+    /** Page size of a store created with these options; an existing store keeps its own. */
+    public RedisStoreOptions pageSize(int pageSize) {
+        if (!PageStore.validPageSize(pageSize)) {
+            throw new IllegalArgumentException("page size must be a power of two from " + PageStore.MIN_PAGE_SIZE
+                    + " to " + PageStore.MAX_PAGE_SIZE + ", not " + pageSize);
+        }
+        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, cacheDirectory);
+    }
+
+    /**
+     * How long the writer's lease lasts without a refresh (refreshed every third of it): after a
+     * writer dies, another can take over once this has passed. At least 300 ms.
+     */
+    public RedisStoreOptions leaseTime(Duration leaseTime) {
+        if (leaseTime.toMillis() < 300) {
+            throw new IllegalArgumentException("a lease time below 300 ms leaves no time to refresh it: " + leaseTime);
+        }
+        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, cacheDirectory);
+    }
+
+    /** How long opening waits for another writer's lease to end before it fails. */
+    public RedisStoreOptions leaseWait(Duration leaseWait) {
+        if (leaseWait.isNegative()) {
+            throw new IllegalArgumentException("negative lease wait: " + leaseWait);
+        }
+        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, cacheDirectory);
+    }
+
+    /** How long one Redis command may take before it fails (an unreachable node fails after this). */
+    public RedisStoreOptions commandTimeout(Duration commandTimeout) {
+        if (commandTimeout.toMillis() < 1) {
+            throw new IllegalArgumentException("command timeout below 1 ms: " + commandTimeout);
+        }
+        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, cacheDirectory);
+    }
+
+    /** Where the local page cache file lives (deleted as soon as it is created; the space is freed on close). */
+    public RedisStoreOptions cacheDirectory(Path cacheDirectory) {
+        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, Objects.requireNonNull(cacheDirectory));
+    }
+
+    public int pageSize() {
+        return pageSize;
+    }
+
+    public Duration leaseTime() {
+        return leaseTime;
+    }
+
+    public Duration leaseWait() {
+        return leaseWait;
+    }
+
+    public Duration commandTimeout() {
+        return commandTimeout;
+    }
+
+    public Path cacheDirectory() {
+        return cacheDirectory;
+    }
+}

@@ -1,0 +1,174 @@
+package io.mvbt.pagestore.redis;
+
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+
+import io.mvbt.pagestore.StorageException;
+import io.mvbt.pagestore.StoreLockedException;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.params.SetParams;
+
+/**
+ * The one writer's lease on a store: a key holding a random token, set only if absent and with a
+ * deadline, refreshed by a daemon thread every third of the lease time. Scripts that change the
+ * store check the token on the server ({@link #token}), so a writer that lost its lease cannot
+ * commit even before it notices; {@link #check} lets it notice early.
+ */
+final class WriterLease implements AutoCloseable {
+    private static final byte[] REFRESH = RedisKeys.bytes(
+            "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end return 0");
+    private static final byte[] RELEASE = RedisKeys.bytes(
+            "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) return 1 end return 0");
+
+    private final UnifiedJedis redis;
+    private final RedisKeys keys;
+    private final String where;
+    private final long leaseNanos;
+    private final byte[] token;
+    private final Thread refresher;
+    /** System.nanoTime() until which the lease is surely ours: the send time of the last good refresh plus the lease time. */
+    private volatile long validUntil;
+    /** Why the lease is lost, once it is; null while it holds. */
+    private volatile String lost;
+    private volatile boolean closed;
+
+    private WriterLease(UnifiedJedis redis, RedisKeys keys, String where, Duration leaseTime, byte[] token, long validUntil) {
+        this.redis = redis;
+        this.keys = keys;
+        this.where = where;
+        this.leaseNanos = leaseTime.toNanos();
+        this.token = token;
+        this.validUntil = validUntil;
+        this.refresher = new Thread(this::refreshLoop, "mvbt-lease-" + keys.name);
+        refresher.setDaemon(true);
+        refresher.start();
+    }
+
+    /**
+     * Takes the lease, waiting up to {@code wait} for another writer's to end.
+     *
+     * @throws StoreLockedException if another writer still holds it after the wait
+     */
+    static WriterLease acquire(UnifiedJedis redis, RedisKeys keys, String where, Duration leaseTime, Duration wait) {
+        byte[] random = new byte[16];
+        new SecureRandom().nextBytes(random);
+        byte[] token = RedisKeys.bytes(ProcessHandle.current().pid() + "@" + hostName() + "/"
+                + HexFormat.of().formatHex(random));
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (true) {
+            long sent = System.nanoTime();
+            String reply;
+            byte[] holder;
+            long ttl;
+            try {
+                reply = redis.set(keys.lease, token, SetParams.setParams().nx().px(leaseTime.toMillis()));
+                if ("OK".equals(reply)) {
+                    return new WriterLease(redis, keys, where, leaseTime, token, sent + leaseTime.toNanos());
+                }
+                holder = redis.get(keys.lease);
+                ttl = redis.pttl(keys.lease);
+            } catch (JedisException e) {
+                throw new StorageException("cannot take the writer lease " + RedisKeys.text(keys.lease) + " on "
+                        + where + ": " + e.getMessage(), e);
+            }
+            if (System.nanoTime() - deadline >= 0) {
+                throw new StoreLockedException("store '" + keys.name + "' on " + where + " has a writer: "
+                        + (holder == null ? "(just gone)" : RedisKeys.text(holder)) + " holds its lease for another "
+                        + Math.max(ttl, 0) + " ms");
+            }
+            sleepMillis(Math.max(1, Math.min(Math.max(ttl, 1), 50)));
+        }
+    }
+
+    /** The token scripts compare with the lease key. */
+    byte[] token() {
+        return token;
+    }
+
+    /** Whether the lease holds now, as far as this writer knows. */
+    void check() {
+        String why = lost;
+        if (why != null) {
+            throw new LeaseLostException("the writer lease of store '" + keys.name + "' on " + where + " is lost: " + why);
+        }
+        if (System.nanoTime() - validUntil >= 0) {
+            throw new LeaseLostException("the writer lease of store '" + keys.name + "' on " + where
+                    + " ran out: it could not be refreshed in time");
+        }
+    }
+
+    /** Records that the server refused a script because the lease is gone. */
+    void markLost(String why) {
+        if (lost == null) {
+            lost = why;
+        }
+    }
+
+    private void refreshLoop() {
+        long period = leaseNanos / 3;
+        while (!closed && lost == null) {
+            try {
+                Thread.sleep(period / 1_000_000, (int) (period % 1_000_000));
+            } catch (InterruptedException e) {
+                return;
+            }
+            if (closed) {
+                return;
+            }
+            long sent = System.nanoTime();
+            try {
+                Object held = redis.eval(REFRESH, List.of(keys.lease),
+                        List.of(token, RedisKeys.bytes(Long.toString(leaseNanos / 1_000_000))));
+                if (Long.valueOf(1).equals(held)) {
+                    validUntil = sent + leaseNanos;
+                } else {
+                    markLost("another writer took it over, or it expired before a refresh reached Redis");
+                }
+            } catch (JedisException e) {
+                // Redis unreachable: try again; the lease runs out on both sides if this goes on.
+            }
+        }
+    }
+
+    /** Stops refreshing and gives the lease back, if it is still ours. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        refresher.interrupt();
+        try {
+            refresher.join(leaseNanos / 1_000_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (lost == null) {
+            try {
+                redis.eval(RELEASE, List.of(keys.lease), List.of(token));
+            } catch (JedisException e) {
+                // The lease expires by itself.
+            }
+        }
+    }
+
+    private static String hostName() {
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.io.IOException e) {
+            return "unknown-host";
+        }
+    }
+
+    private static void sleepMillis(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StoreLockedException("interrupted while waiting for a writer lease");
+        }
+    }
+}

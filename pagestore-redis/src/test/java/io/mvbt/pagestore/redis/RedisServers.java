@@ -1,0 +1,224 @@
+package io.mvbt.pagestore.redis;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Real Redis servers on loopback for the tests: one server, or a cluster of several masters.
+ * Each runs from its own directory on ports nobody else uses; Debian's redis-server is installed by
+ * {@code .ci/install-redis} where it is missing.
+ */
+public final class RedisServers implements AutoCloseable {
+    private static final String SERVER = "/usr/bin/redis-server";
+    private static final String CLI = "/usr/bin/redis-cli";
+
+    /** One redis-server process. */
+    public static final class Node {
+        final Path dir;
+        final int port;
+        private Process process;
+
+        Node(Path dir, int port) {
+            this.dir = dir;
+            this.port = port;
+        }
+
+        public int port() {
+            return port;
+        }
+
+        /** Kills the server at once, as a crash would. */
+        public void kill() throws InterruptedException {
+            process.destroyForcibly().waitFor();
+        }
+
+        /** Starts the server again on the same port, from what it persisted. */
+        public void restart() throws IOException, InterruptedException {
+            start(false);
+        }
+
+        void start(boolean cluster) throws IOException, InterruptedException {
+            start(cluster || Files.exists(dir.resolve("nodes.conf")) ? "yes" : "no");
+        }
+
+        private void start(String cluster) throws IOException, InterruptedException {
+            List<String> command = new ArrayList<>(List.of(SERVER, "--port", Integer.toString(port), "--bind", "127.0.0.1",
+                    "--dir", dir.toString(), "--save", "", "--appendonly", "yes", "--appendfsync", "no",
+                    "--protected-mode", "no", "--daemonize", "no", "--cluster-enabled", cluster,
+                    "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000", "--loglevel", "warning"));
+            process = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(dir.resolve("redis.log").toFile()).start();
+            long deadline = System.nanoTime() + 20_000_000_000L;
+            while (!ping(port)) {
+                if (!process.isAlive() || System.nanoTime() > deadline) {
+                    throw new IOException("redis-server on port " + port + " did not start: "
+                            + Files.readString(dir.resolve("redis.log")));
+                }
+                Thread.sleep(20);
+            }
+        }
+    }
+
+    private final List<Node> nodes = new ArrayList<>();
+    private final boolean cluster;
+
+    private RedisServers(boolean cluster) {
+        this.cluster = cluster;
+    }
+
+    /** One Redis server. */
+    public static RedisServers single(Path dir) throws IOException, InterruptedException {
+        RedisServers servers = new RedisServers(false);
+        servers.add(dir, false);
+        return servers;
+    }
+
+    /** A cluster of {@code masters} masters (no replicas), its slots shared among them. */
+    public static RedisServers cluster(Path dir, int masters) throws IOException, InterruptedException {
+        RedisServers servers = new RedisServers(true);
+        try {
+            List<String> command = new ArrayList<>(List.of(CLI, "--cluster", "create"));
+            for (int i = 0; i < masters; i++) {
+                Node node = servers.add(dir.resolve("node" + i), true);
+                command.add("127.0.0.1:" + node.port);
+            }
+            command.add("--cluster-yes");
+            run(command);
+            for (Node node : servers.nodes) {
+                servers.awaitClusterOk(node);
+            }
+            return servers;
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            servers.close();
+            throw e;
+        }
+    }
+
+    private Node add(Path dir, boolean clusterNode) throws IOException, InterruptedException {
+        ensureInstalled();
+        Files.createDirectories(dir);
+        Node node = new Node(dir, freePort());
+        nodes.add(node);
+        node.start(clusterNode);
+        return node;
+    }
+
+    /** Waits until the node says the cluster is up (every slot served). */
+    public void awaitClusterOk(Node node) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (!run(List.of(CLI, "-p", Integer.toString(node.port), "cluster", "info")).contains("cluster_state:ok")) {
+            if (System.nanoTime() > deadline) {
+                throw new IOException("the Redis cluster did not come up at port " + node.port);
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    public List<Node> nodes() {
+        return nodes;
+    }
+
+    /** The endpoint a store uses to reach these servers. */
+    public RedisEndpoint endpoint() {
+        if (!cluster) {
+            return RedisEndpoint.single("127.0.0.1", nodes.get(0).port);
+        }
+        List<String> seeds = new ArrayList<>();
+        for (Node node : nodes) {
+            seeds.add("127.0.0.1:" + node.port);
+        }
+        return RedisEndpoint.cluster(seeds);
+    }
+
+    /** Runs redis-cli against the first node (with -c in a cluster) and returns what it printed. */
+    public String cli(String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(CLI, "-p", Integer.toString(nodes.get(0).port)));
+        if (cluster) {
+            command.add("-c");
+        }
+        command.addAll(List.of(args));
+        return run(command);
+    }
+
+    /** Keys matching {@code pattern} on every node. */
+    public long countKeys(String pattern) throws IOException, InterruptedException {
+        long count = 0;
+        for (Node node : nodes) {
+            String out = run(List.of(CLI, "-p", Integer.toString(node.port), "--scan", "--pattern", pattern));
+            count += out.lines().filter(l -> !l.isBlank()).count();
+        }
+        return count;
+    }
+
+    @Override
+    public void close() {
+        for (Node node : nodes) {
+            if (node.process != null) {
+                node.process.destroyForcibly();
+            }
+        }
+    }
+
+    private static String run(List<String> command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (p.waitFor() != 0) {
+            throw new IOException(String.join(" ", command) + " failed: " + out);
+        }
+        return out;
+    }
+
+    private static boolean ping(int port) {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", port), 200);
+            OutputStream out = s.getOutputStream();
+            out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            String line = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII)).readLine();
+            return "+PONG".equals(line);
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** A port whose cluster bus port (port + 10000) is free as well. */
+    private static int freePort() throws IOException {
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int port;
+            try (ServerSocket s = new ServerSocket(0)) {
+                port = s.getLocalPort();
+            }
+            if (port + 10000 > 65535) {
+                continue;
+            }
+            try (ServerSocket bus = new ServerSocket(port + 10000)) {
+                return port;
+            } catch (IOException taken) {
+                // try another
+            }
+        }
+        throw new IOException("no free port pair for a Redis node");
+    }
+
+    private static synchronized void ensureInstalled() throws IOException, InterruptedException {
+        if (Files.isExecutable(Path.of(SERVER)) && Files.isExecutable(Path.of(CLI))) {
+            return;
+        }
+        Path script = Path.of("..", ".ci", "install-redis").toAbsolutePath().normalize();
+        Process p = new ProcessBuilder("sh", script.toString()).inheritIO().start();
+        if (p.waitFor() != 0 || !Files.isExecutable(Path.of(SERVER))) {
+            throw new IOException("redis-server is not installed and " + script + " could not install it;"
+                    + " install Debian's redis-server package");
+        }
+    }
+}

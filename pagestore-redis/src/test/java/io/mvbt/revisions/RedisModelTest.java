@@ -1,0 +1,83 @@
+package io.mvbt.revisions;
+
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.mvbt.pagestore.redis.RedisPageStore;
+import io.mvbt.pagestore.redis.RedisServers;
+import io.mvbt.pagestore.redis.RedisStoreOptions;
+
+/**
+ * The engine's model-based test (see {@link ModelHarness}) with its pages on Redis: one server, and
+ * a cluster of three masters. Every run gets a store of its own name; reopening takes the lease
+ * again and reads the pages back from Redis. Replay a seed with {@code -Dmvbt.seed=N}.
+ */
+class RedisModelTest {
+    private static final int OPS = 1500;
+
+    @TempDir
+    static Path servers;
+    private static RedisServers single;
+    private static RedisServers cluster;
+
+    @BeforeAll
+    static void startRedis() throws Exception {
+        single = RedisServers.single(servers.resolve("single"));
+        cluster = RedisServers.cluster(servers.resolve("cluster"), 3);
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        if (single != null) {
+            single.close();
+        }
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void oneRedisServerMatchesTheModel() {
+        run(new ModelHarness(on(single, "one Redis server"), 4096), Integer.getInteger("mvbt.seeds", 8));
+    }
+
+    @Test
+    void redisClusterMatchesTheModel() {
+        run(new ModelHarness(on(cluster, "a 3-master Redis Cluster"), 4096), Integer.getInteger("mvbt.seeds", 4));
+    }
+
+    private static ModelHarness.Storage on(RedisServers servers, String what) {
+        return new ModelHarness.Storage() {
+            @Override
+            public Store open(Path dir, StoreOptions options) {
+                RedisStoreOptions redis = RedisStoreOptions.defaults().pageSize(options.pageSize()).cacheDirectory(dir);
+                return Store.open(RedisPageStore.open(servers.endpoint(), dir.getFileName().toString(), redis), options);
+            }
+
+            @Override
+            public boolean durable() {
+                return true;
+            }
+
+            @Override
+            public String describe() {
+                return what;
+            }
+        };
+    }
+
+    private static void run(ModelHarness harness, int seeds) {
+        String replay = System.getProperty("mvbt.seed");
+        if (replay != null) {
+            harness.check(Long.parseLong(replay), OPS);
+            return;
+        }
+        for (long seed = 1; seed <= seeds; seed++) {
+            harness.check(seed * 7919, OPS);
+        }
+    }
+}

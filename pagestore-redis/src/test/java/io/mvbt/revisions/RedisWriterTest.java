@@ -1,0 +1,257 @@
+package io.mvbt.revisions;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Random;
+import java.util.TreeMap;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.mvbt.pagestore.MvbtException;
+import io.mvbt.pagestore.StorageException;
+import io.mvbt.pagestore.StoreLockedException;
+import io.mvbt.pagestore.redis.LeaseLostException;
+import io.mvbt.pagestore.redis.RedisEndpoint;
+import io.mvbt.pagestore.redis.RedisPageStore;
+import io.mvbt.pagestore.redis.RedisServers;
+import io.mvbt.pagestore.redis.RedisStoreOptions;
+
+/**
+ * The leased writer of a store on Redis: one writer at a time, takeover after a lease runs out, a
+ * stale writer refused, a killed writer losing nothing acknowledged, a Redis node going down, and
+ * no page left behind that nothing reaches.
+ */
+class RedisWriterTest {
+    @TempDir
+    static Path dir;
+    private static RedisServers single;
+    private static RedisServers cluster;
+    private static int names;
+
+    @BeforeAll
+    static void startRedis() throws Exception {
+        single = RedisServers.single(dir.resolve("single"));
+        cluster = RedisServers.cluster(dir.resolve("cluster"), 3);
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        if (single != null) {
+            single.close();
+        }
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    static byte[] key(int i) {
+        return String.format("key-%08d", i).getBytes(StandardCharsets.UTF_8);
+    }
+
+    static byte[] value(int i) {
+        return ("value-" + i + "-" + "v".repeat(i % 50)).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String newName() {
+        return "writer-test-" + (++names);
+    }
+
+    private static RedisStoreOptions options(Duration lease) {
+        return RedisStoreOptions.defaults().cacheDirectory(dir).leaseTime(lease);
+    }
+
+    private static Store open(RedisEndpoint endpoint, String name, RedisStoreOptions options) {
+        return Store.open(RedisPageStore.open(endpoint, name, options), StoreOptions.defaults().durability(Durability.SYNC));
+    }
+
+    private static void put(Store store, int i) {
+        try (WriteTxn tx = store.beginWrite()) {
+            tx.put(tx.createTreeIfAbsent("t"), key(i), value(i));
+            tx.commit();
+        }
+    }
+
+    private static byte[] get(Store store, int i) {
+        try (Snapshot s = store.beginRead()) {
+            return s.get(store.tree("t"), key(i));
+        }
+    }
+
+    @Test
+    void aSecondWriterIsRefusedWhileTheLeaseHolds() {
+        String name = newName();
+        try (Store first = open(single.endpoint(), name, options(Duration.ofSeconds(10)))) {
+            put(first, 1);
+            StoreLockedException e = assertThrows(StoreLockedException.class,
+                    () -> open(single.endpoint(), name, options(Duration.ofSeconds(10))));
+            assertTrue(e.getMessage().contains("holds its lease") && e.getMessage().contains(name), e.getMessage());
+            assertTrue(e.getMessage().contains(ProcessHandle.current().pid() + "@"), e.getMessage());
+        }
+        try (Store second = open(single.endpoint(), name, options(Duration.ofSeconds(10)))) {
+            assertArrayEquals(value(1), get(second, 1));
+        }
+    }
+
+    @Test
+    void aWriterWhoseLeaseWasTakenOverCannotCommit() throws Exception {
+        String name = newName();
+        Store stale = open(cluster.endpoint(), name, options(Duration.ofSeconds(30)));
+        try {
+            put(stale, 1);
+            // As if the stale writer stalled past its deadline: the lease key is gone, and a new writer takes it.
+            cluster.cli("DEL", "{mvbt:" + name + "}:lease");
+            try (Store next = open(cluster.endpoint(), name, options(Duration.ofSeconds(30)))) {
+                put(next, 2);
+                MvbtException refused = assertThrows(MvbtException.class, () -> put(stale, 3));
+                assertInstanceOf(LeaseLostException.class, refused.getCause(), refused.toString());
+                assertThrows(MvbtException.class, () -> put(stale, 4));
+                put(next, 5);
+                assertArrayEquals(value(1), get(next, 1));
+                assertArrayEquals(value(2), get(next, 2));
+                assertNull(get(next, 3));
+                next.check().throwIfDamaged();
+            }
+        } finally {
+            stale.close();
+        }
+        try (Store after = open(cluster.endpoint(), name, options(Duration.ofSeconds(30)))) {
+            for (int i : new int[] {1, 2, 5}) {
+                assertArrayEquals(value(i), get(after, i), "key " + i);
+            }
+            assertNull(get(after, 3));
+            assertNull(get(after, 4));
+            after.check().throwIfDamaged();
+        }
+    }
+
+    @Test
+    void aKilledWriterLosesNothingItAcknowledged() throws Exception {
+        String name = newName();
+        Process child = ChildJvm.start(null, RedisWriterChild.class, cluster.endpoint().toString(), name, dir.toString(),
+                "1000");
+        int acknowledged = -1;
+        try {
+            BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+            int killAt = 150 + new Random().nextInt(100);
+            String line;
+            while ((line = out.readLine()) != null) {
+                assertTrue(line.startsWith("committed "), line);
+                acknowledged = Integer.parseInt(line.substring("committed ".length()));
+                if (acknowledged == killAt) {
+                    // Mid-commit, most likely: it commits back to back. (Process.destroy would close its output.)
+                    child.toHandle().destroyForcibly();
+                }
+            }
+        } finally {
+            child.destroyForcibly().waitFor();
+        }
+        assertTrue(acknowledged >= 150, "the child committed only up to " + acknowledged);
+        // The dead writer's lease runs out after a second; the new writer waits for it.
+        try (Store after = open(cluster.endpoint(), name, options(Duration.ofSeconds(10)).leaseWait(Duration.ofSeconds(10)))) {
+            for (int i = 0; i <= acknowledged; i++) {
+                assertArrayEquals(value(i), get(after, i), "acknowledged key " + i);
+            }
+            after.check().throwIfDamaged();
+            put(after, acknowledged + 1000);
+        }
+    }
+
+    @Test
+    void aRedisNodeDownFailsCommitsClearlyAndLosesNothingCommitted() throws Exception {
+        try (RedisServers own = RedisServers.cluster(dir.resolve("failing"), 3)) {
+            String name = newName();
+            Store store = open(own.endpoint(), name, options(Duration.ofSeconds(5))
+                    .commandTimeout(Duration.ofMillis(500)));
+            try {
+                for (int i = 0; i < 300; i++) {
+                    put(store, i);
+                }
+                own.nodes().get(1).kill();
+                // Pages spread over every node, so a commit of a few pages fails soon.
+                MvbtException e = assertThrows(MvbtException.class, () -> {
+                    for (int i = 300; i < 2000; i++) {
+                        put(store, i);
+                    }
+                });
+                StorageException cause = assertInstanceOf(StorageException.class, e.getCause(), e.toString());
+                assertTrue(cause.getMessage().contains(name) && cause.getMessage().contains("cluster:127.0.0.1:"),
+                        cause.getMessage());
+            } finally {
+                try {
+                    store.close();
+                } catch (MvbtException e) {
+                    // Its last checkpoint cannot reach the node that is down; the commits above were synced.
+                }
+            }
+            own.nodes().get(1).restart();
+            for (RedisServers.Node node : own.nodes()) {
+                own.awaitClusterOk(node);
+            }
+            try (Store after = open(own.endpoint(), name, options(Duration.ofSeconds(5)).leaseWait(Duration.ofSeconds(10)))) {
+                for (int i = 0; i < 300; i++) {
+                    assertArrayEquals(value(i), get(after, i), "committed key " + i);
+                }
+                after.check().throwIfDamaged();
+                put(after, 5000);
+            }
+        }
+    }
+
+    @Test
+    void aCleanCloseLeavesOnlyReachablePages() throws Exception {
+        String name = newName();
+        TreeMap<Integer, byte[]> model = new TreeMap<>();
+        Random random = new Random(42);
+        try (Store store = Store.open(RedisPageStore.open(single.endpoint(), name, options(Duration.ofSeconds(10))),
+                StoreOptions.defaults().durability(Durability.NORMAL))) {
+            Snapshot held = null;
+            for (int round = 0; round < 300; round++) {
+                try (WriteTxn tx = store.beginWrite()) {
+                    Tree t = tx.createTreeIfAbsent("t");
+                    for (int j = 0; j < 20; j++) {
+                        int k = random.nextInt(3000);
+                        if (random.nextInt(3) == 0) {
+                            tx.delete(t, key(k));
+                            model.remove(k);
+                        } else {
+                            tx.put(t, key(k), value(k));
+                            model.put(k, value(k));
+                        }
+                    }
+                    tx.commit(round % 10 == 0 ? Durability.SYNC : Durability.NORMAL);
+                }
+                if (round % 37 == 0) {
+                    if (held != null) {
+                        held.close();
+                    }
+                    held = store.beginRead();
+                }
+            }
+            held.close();
+        }
+        long pageKeys = single.countKeys("mvbt:" + name + ":p:*");
+        try (Store store = open(single.endpoint(), name, options(Duration.ofSeconds(10)))) {
+            try (Snapshot s = store.beginRead()) {
+                for (var e : model.entrySet()) {
+                    assertArrayEquals(e.getValue(), s.get(store.tree("t"), key(e.getKey())));
+                }
+            }
+            store.check().throwIfDamaged();
+            // Every page in use but the meta slots (fields of the meta hash) is one key; nothing else is left.
+            assertEquals(store.stats().pagesInUse() - 4, pageKeys);
+        }
+    }
+}
