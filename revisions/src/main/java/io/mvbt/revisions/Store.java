@@ -876,6 +876,9 @@ public final class Store implements AutoCloseable {
                 lockMeta();
                 try {
                     h = latest;
+                    // From here h is what becomes durable: its pages must not be reused (or deleted)
+                    // by commits between this lock and the last sync, though it is not durable yet.
+                    registry.hold(slot, h);
                     if (h.revision != sealed) {
                         RevisionWalker.seal(sealer, h, sealed);
                         syncOrFail();
