@@ -92,6 +92,11 @@ public interface PageStore extends AutoCloseable {
         // A store that reuses pages keeps them: the writer allocates them again.
     }
 
+    /** For a store shared with processes on other hosts: what the store above must do about them; else null. */
+    default SharedPages remote() {
+        return null;
+    }
+
     /** Where the pages live, for messages. */
     String describe();
 

@@ -21,6 +21,7 @@ import io.mvbt.pagestore.MemoryPageStore;
 import io.mvbt.pagestore.MvbtException;
 import io.mvbt.pagestore.NativeAccess;
 import io.mvbt.pagestore.PageStore;
+import io.mvbt.pagestore.SharedPages;
 import io.mvbt.pagestore.StorageException;
 
 /**
@@ -74,6 +75,16 @@ public final class Store implements AutoCloseable {
     private final FreedLog freedLog;
     /** The entries of {@link #freedLog} this process has accounted for (in a turn only). */
     private long freedSeen;
+    /** For pages shared with other hosts (on Redis): readers there, and a reader's meta; else null. */
+    private final SharedPages remote;
+    /** How often the writer looks at the registrations of readers on other hosts, at most. */
+    private static final long REMOTE_LOOK_NANOS = 200_000_000L;
+    /** Serializes a remote reader's fetches and reads of the meta slots and its registrations. */
+    private final Object followLock = new Object();
+    /** The durable revision when the writer last looked (the newest revision readers elsewhere could read). */
+    private long lastPublished = -1;
+    /** Revisions published and then replaced, with when the writer saw it (nanoTime): readers elsewhere may hold them. */
+    private final org.agrona.collections.LongArrayList replaced = new org.agrona.collections.LongArrayList();
     /** The newest meta a read-only store has followed, and its revision. */
     private volatile Followed followed;
     private final MetaSlots slots = new MetaSlots();
@@ -97,6 +108,8 @@ public final class Store implements AutoCloseable {
     /** The value of {@link #checkpoints} the writer last saw (writer-owned). */
     private long checkpointsSeen;
     private volatile boolean closed;
+    /** Set by the writer as it closes. */
+    private boolean closing;
     private volatile Throwable failure;
     /** Held revisions, collected by the writer (writer-owned scratch). */
     private long[] held = new long[128];
@@ -117,7 +130,8 @@ public final class Store implements AutoCloseable {
         FilePageStore file = pages instanceof FilePageStore ? (FilePageStore) pages : null;
         this.registry = file != null ? ReaderRegistry.shared(file.lockFile())
                 : ReaderRegistry.inMemory(options.maxReaders());
-        this.readOnly = file != null && file.readOnly();
+        this.remote = pages.remote();
+        this.readOnly = file != null && file.readOnly() || remote != null && remote.readOnly();
         this.sharedFile = file != null && file.shared() ? file : null;
         this.freedLog = sharedFile != null ? new FreedLog(sharedFile.lockFile()) : null;
         this.limits = new TreeLimits(pages.pageSize());
@@ -196,7 +210,9 @@ public final class Store implements AutoCloseable {
 
     /**
      * Opens a store over a page store of one's own (pages on Redis, say): an empty page store (no
-     * pages) gets a new store, any other is recovered from what it holds. The store owns the page
+     * pages) gets a new store, any other is recovered from what it holds; a page store that only
+     * reads beside a writer elsewhere ({@link SharedPages#readOnly()}) gives a read-only store that
+     * follows that writer, as {@link #openReadOnly(Path)} does for a file. The store owns the page
      * store from then on and closes it on {@link #close()}, also if this open fails.
      */
     public static Store open(PageStore pages, StoreOptions options) {
@@ -360,6 +376,9 @@ public final class Store implements AutoCloseable {
      * reader table was created) it is the meta recovery would open at.
      */
     private Revision follow() {
+        if (remote != null) {
+            return followRemote(false);
+        }
         while (true) {
             long meta = registry.published();
             Followed f = followed;
@@ -396,6 +415,37 @@ public final class Store implements AutoCloseable {
                 latest = r;
                 durableRevision = m.durableRevision;
             }
+            return r;
+        }
+    }
+
+    /**
+     * A remote reader's view of the newest revision: the newest meta its writer published, fetched
+     * (only if it changed) and read by one thread at a time; {@code forSnapshot} marks the reader
+     * as reading until the snapshot's registration.
+     */
+    private Revision followRemote(boolean forSnapshot) {
+        synchronized (followLock) {
+            remote.refreshMeta(forSnapshot);
+            List<MetaPage.Record> metas = Recovery.readAll(pages, checksums);
+            if (metas.isEmpty()) {
+                throw new io.mvbt.pagestore.CorruptionException(-1, "no valid meta in " + pages.describe());
+            }
+            // Its writer sends a meta only after every page it reaches, so the newest is whole.
+            MetaPage.Record m = metas.get(0);
+            if (storeId != m.storeId) {
+                storeId = m.storeId;
+                checksums.seed(storeId);
+            }
+            Followed f = followed;
+            if (f != null && f.meta == m.sequence) {
+                return f.revision;
+            }
+            Revision r = new Revision(m.revision, m.durableRevision, m.catalog.copy(), m.pageCount, m.commitMillis,
+                    m.freeRoot, m.freeRevision, m.freeHeight, new TreeRoot[Math.max(16, treeIds.get() + 16)]);
+            followed = new Followed(m.sequence, r);
+            latest = r;
+            durableRevision = m.durableRevision;
             return r;
         }
     }
@@ -471,6 +521,9 @@ public final class Store implements AutoCloseable {
 
     /** Publishes the newest revision in a registry slot, re-reading until no commit slipped between. */
     private Revision hold(int slot) {
+        if (remote != null && readOnly) {
+            return holdRemote(slot);
+        }
         if (readOnly || sharedFile != null) {
             while (true) {
                 long meta = registry.published();
@@ -490,8 +543,29 @@ public final class Store implements AutoCloseable {
         }
     }
 
+    /**
+     * A remote reader's snapshot: the newest published revision, registered where the writer looks
+     * (see {@link SharedPages}); read again if the reading mark lapsed before the registration.
+     */
+    private Revision holdRemote(int slot) {
+        long[] revisions = new long[registry.capacity()];
+        synchronized (followLock) {
+            while (true) {
+                Revision r = followRemote(true);
+                registry.hold(slot, r);
+                if (remote.hold(revisions, registry.collect(revisions), true)) {
+                    return r;
+                }
+            }
+        }
+    }
+
     void release(int slot) {
         registry.release(slot);
+        if (remote != null && readOnly) {
+            long[] revisions = new long[registry.capacity()];
+            remote.hold(revisions, registry.collect(revisions), false);
+        }
     }
 
     boolean expired(int slot) {
@@ -675,14 +749,60 @@ public final class Store implements AutoCloseable {
         int n = registry.collect(held);
         oldestReaderRevision = n > 0 ? held[0] : -1;
         if (pages.durable()) {
-            long durable = durableRevision;
-            int at = java.util.Arrays.binarySearch(held, 0, n, durable);
-            if (at < 0) {
-                at = -at - 1;
-                System.arraycopy(held, at, held, at + 1, n - at);
-                held[at] = durable;
-                n++;
+            n = addHeld(durableRevision, n);
+        }
+        if (remote != null && !readOnly) {
+            n = addRemoteHolders(n);
+        }
+        return n;
+    }
+
+    /** Adds a revision to the first {@code n} of {@link #held}, keeping them ascending and distinct. */
+    private int addHeld(long revision, int n) {
+        int at = java.util.Arrays.binarySearch(held, 0, n, revision);
+        if (at >= 0) {
+            return n;
+        }
+        at = -at - 1;
+        if (n == held.length) {
+            held = java.util.Arrays.copyOf(held, n * 2);
+        }
+        System.arraycopy(held, at, held, at + 1, n - at);
+        held[at] = revision;
+        return n + 1;
+    }
+
+    /**
+     * Revisions readers on other hosts may hold: the ones they registered, and each revision
+     * published and since replaced until a look that began after the replacement found no reader
+     * between reading a meta and registering it (see {@link SharedPages}).
+     */
+    private int addRemoteHolders(int n) {
+        long durable = durableRevision;
+        if (durable != lastPublished) {
+            if (lastPublished >= 0) {
+                replaced.addLong(lastPublished);
+                replaced.addLong(System.nanoTime());
             }
+            lastPublished = durable;
+        }
+        // At close, a fresh look lets go of everything it can; else one look per period at most.
+        SharedPages.Held look = remote.heldElsewhere(closing ? 0 : REMOTE_LOOK_NANOS);
+        int kept = 0;
+        for (int i = 0; i < replaced.size(); i += 2) {
+            long revision = replaced.getLong(i);
+            long at = replaced.getLong(i + 1);
+            if (look.someoneReading() || look.lookedAtNanos() - at <= 0) {
+                replaced.setLong(kept++, revision);
+                replaced.setLong(kept++, at);
+                n = addHeld(revision, n);
+            }
+        }
+        while (replaced.size() > kept) {
+            replaced.removeAt(replaced.size() - 1);
+        }
+        for (long revision : look.revisions()) {
+            n = addHeld(revision, n);
         }
         return n;
     }
@@ -912,6 +1032,7 @@ public final class Store implements AutoCloseable {
      * more and has them deleted, so that a clean close leaves no page behind that nothing reaches.
      */
     private void deleteUnreachable() {
+        closing = true;
         int n = collectHolders();
         space.releasePending(held, n);
         syncOrFail();

@@ -16,6 +16,7 @@ final class RedisKeys {
     final String name;
     final byte[] meta;
     final byte[] lease;
+    final byte[] readers;
     private final String pagePrefix;
 
     RedisKeys(String name) {
@@ -25,6 +26,7 @@ final class RedisKeys {
         this.name = name;
         this.meta = bytes("{mvbt:" + name + "}:meta");
         this.lease = bytes("{mvbt:" + name + "}:lease");
+        this.readers = bytes("{mvbt:" + name + "}:readers");
         this.pagePrefix = "mvbt:" + name + ":p:";
     }
 

@@ -12,6 +12,7 @@ import org.agrona.collections.LongHashSet;
 
 import io.mvbt.pagestore.CorruptionException;
 import io.mvbt.pagestore.PageStore;
+import io.mvbt.pagestore.SharedPages;
 import io.mvbt.pagestore.StorageException;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
@@ -34,13 +35,13 @@ import redis.clients.jedis.exceptions.JedisException;
  *
  * <p>Open a store on it with {@code Store.open(RedisPageStore.open(endpoint, name, options), storeOptions)}.
  */
-public final class RedisPageStore implements PageStore {
+public final class RedisPageStore implements PageStore, SharedPages {
     private static final String LEASE_ERROR = "MVBTLEASE";
     private static final String CHECK_LEASE = "if redis.call('GET', KEYS[2]) ~= ARGV[1] then return redis.error_reply('"
             + LEASE_ERROR + " this writer no longer holds the lease') end ";
     /** Switches meta fields (ARGV[2..]: field, value, ...) if the lease holds. */
     private static final byte[] PUBLISH = RedisKeys.bytes(CHECK_LEASE
-            + "redis.call('HSET', KEYS[1], unpack(ARGV, 2)) return 1");
+            + "redis.call('HSET', KEYS[1], unpack(ARGV, 2)) redis.call('HINCRBY', KEYS[1], 'published', 1) return 1");
     /** Raises the reserved page count to ARGV[2] (and records the page size, ARGV[3]) if the lease holds. */
     private static final byte[] RESERVE = RedisKeys.bytes(CHECK_LEASE
             + "local r = tonumber(redis.call('HGET', KEYS[1], 'reserved') or '0') "
@@ -53,11 +54,15 @@ public final class RedisPageStore implements PageStore {
     private final UnifiedJedis redis;
     private final RedisKeys keys;
     private final String where;
+    /** The writer's lease; null for a reader. */
     private final WriterLease lease;
+    private final ReaderRegistrations registrations;
     private final int pageSize;
     private final CachedPages cache;
     /** Pages below this may be in Redis and are read on first use; pages from it on were made here. */
     private final long fresh;
+    /** The meta's publication count the meta slots in the cache are from (a reader's). */
+    private String publications;
     private volatile long pageCount;
     /** Page numbers reserved in Redis for this writer to write: all below this. */
     private long reserved;
@@ -74,9 +79,14 @@ public final class RedisPageStore implements PageStore {
         this.keys = keys;
         this.where = where;
         this.lease = lease;
-        Map<byte[], byte[]> meta = call("read the meta hash " + RedisKeys.text(keys.meta), () -> redis.hgetAll(keys.meta));
-        Map<String, byte[]> fields = new java.util.HashMap<>();
-        meta.forEach((field, value) -> fields.put(RedisKeys.text(field), value));
+        this.registrations = new ReaderRegistrations(redis, keys, where, options.readerLease().toMillis());
+        Map<String, byte[]> fields = fields(call("read the meta hash " + RedisKeys.text(keys.meta),
+                () -> redis.hgetAll(keys.meta)));
+        if (lease == null && !fields.containsKey("pageCount")) {
+            throw new StorageException("no store '" + keys.name + "' on " + where + " (no meta hash "
+                    + RedisKeys.text(keys.meta) + ")");
+        }
+        this.publications = fields.containsKey("published") ? RedisKeys.text(fields.get("published")) : "0";
         this.pageSize = fields.containsKey("pageSize") ? (int) number(fields, "pageSize") : options.pageSize();
         if (!PageStore.validPageSize(pageSize)) {
             throw damaged("its page size " + pageSize + " is not a power of two from 4096 to 65536");
@@ -88,24 +98,61 @@ public final class RedisPageStore implements PageStore {
         }
         this.reserved = reservedBefore;
         this.cache = new CachedPages(options.cacheDirectory(), keys.name, pageSize);
+        if (lease == null) {
+            // A reader: every page is in Redis.
+            this.fresh = Long.MAX_VALUE;
+            this.pageCount = published;
+            cache.cover(Math.max(published, META_SLOTS));
+            copySlots(fields);
+            registrations.startRefreshing();
+            return;
+        }
         this.fresh = Math.max(reservedBefore, META_SLOTS);
         cache.cover(fresh);
         // An empty page count tells the layer above to create a store; else every reserved page is ours to skip.
         this.pageCount = published == 0 ? 0 : reservedBefore;
+        copySlots(fields);
+        if (reservedBefore > Math.max(published, META_SLOTS)) {
+            // Written by a writer that died (or lost its lease) before publishing them: no meta reaches them.
+            deletePages(Math.max(published, META_SLOTS), reservedBefore);
+        }
+    }
+
+    private static Map<String, byte[]> fields(Map<byte[], byte[]> meta) {
+        Map<String, byte[]> fields = new java.util.HashMap<>();
+        meta.forEach((field, value) -> fields.put(RedisKeys.text(field), value));
+        return fields;
+    }
+
+    /** Copies the meta slots of the meta hash into pages 0 to 3 of the cache (zeros for a slot never written). */
+    private void copySlots(Map<String, byte[]> fields) {
         for (int slot = 0; slot < META_SLOTS; slot++) {
             byte[] bytes = fields.get(Integer.toString(slot));
             CachedPages.Window w = cache.window(slot);
-            if (bytes != null) {
-                if (bytes.length != pageSize) {
-                    throw damaged("meta slot " + slot + " holds " + bytes.length + " bytes, not " + pageSize);
-                }
+            if (bytes == null) {
+                UnsafeApi.setMemory(cache.address(w, slot), pageSize, (byte) 0);
+            } else if (bytes.length != pageSize) {
+                throw damaged("meta slot " + slot + " holds " + bytes.length + " bytes, not " + pageSize);
+            } else {
                 copyIn(bytes, cache.address(w, slot));
             }
             w.markLoaded(slot);
         }
-        if (reservedBefore > Math.max(published, META_SLOTS)) {
-            // Written by a writer that died (or lost its lease) before publishing them: no meta reaches them.
-            deletePages(Math.max(published, META_SLOTS), reservedBefore);
+    }
+
+    /**
+     * Opens store {@code name} on {@code endpoint} for reading beside its writer (on any host, or
+     * none): the store opened over it follows the writer's published revisions, and registers the
+     * revisions its snapshots hold so that the writer deletes no page they can reach.
+     */
+    public static RedisPageStore openReader(RedisEndpoint endpoint, String name, RedisStoreOptions options) {
+        RedisKeys keys = new RedisKeys(name);
+        UnifiedJedis redis = endpoint.connect(options.commandTimeout());
+        try {
+            return new RedisPageStore(redis, keys, endpoint.toString(), null, options);
+        } catch (RuntimeException | Error e) {
+            redis.close();
+            throw e;
         }
     }
 
@@ -146,7 +193,7 @@ public final class RedisPageStore implements PageStore {
 
     @Override
     public synchronized void extend(long newPageCount) {
-        checkOpen();
+        checkWriter();
         // Never below what earlier writers reserved: a stale one may still be sending those pages.
         long target = Math.max(newPageCount, fresh);
         if (target <= pageCount) {
@@ -249,7 +296,7 @@ public final class RedisPageStore implements PageStore {
 
     @Override
     public void write(long pageNo, ByteBuffer source) {
-        checkOpen();
+        checkWriter();
         int length = source.remaining();
         long address = address(pageNo);
         if (source.isDirect()) {
@@ -286,7 +333,7 @@ public final class RedisPageStore implements PageStore {
      */
     @Override
     public void sync() {
-        checkOpen();
+        checkWriter();
         synchronized (syncLock) {
             lease.check();
             LongArrayList runs;
@@ -470,6 +517,49 @@ public final class RedisPageStore implements PageStore {
     }
 
     @Override
+    public SharedPages remote() {
+        return this;
+    }
+
+    @Override
+    public boolean readOnly() {
+        return lease == null;
+    }
+
+    @Override
+    public synchronized void refreshMeta(boolean forSnapshot) {
+        checkOpen();
+        List<?> reply = registrations.readMeta(publications, forSnapshot);
+        String count = RedisKeys.text((byte[]) reply.get(0));
+        if (reply.size() == 1) {
+            return;
+        }
+        Map<byte[], byte[]> meta = new java.util.HashMap<>();
+        List<?> flat = (List<?>) reply.get(1);
+        for (int i = 0; i + 1 < flat.size(); i += 2) {
+            meta.put((byte[]) flat.get(i), (byte[]) flat.get(i + 1));
+        }
+        Map<String, byte[]> fields = fields(meta);
+        long pages = fields.containsKey("pageCount") ? number(fields, "pageCount") : 0;
+        cache.cover(Math.max(pages, META_SLOTS));
+        if (pages > pageCount) {
+            pageCount = pages;
+        }
+        copySlots(fields);
+        publications = count;
+    }
+
+    @Override
+    public boolean hold(long[] revisions, int count, boolean mustReach) {
+        return registrations.hold(revisions, count, mustReach);
+    }
+
+    @Override
+    public Held heldElsewhere(long maxAgeNanos) {
+        return registrations.heldElsewhere(maxAgeNanos);
+    }
+
+    @Override
     public boolean durable() {
         return true;
     }
@@ -482,6 +572,13 @@ public final class RedisPageStore implements PageStore {
     @Override
     public String describe() {
         return "store '" + keys.name + "' on redis " + where;
+    }
+
+    private void checkWriter() {
+        checkOpen();
+        if (lease == null) {
+            throw new IllegalStateException(describe() + " is open for reading only");
+        }
     }
 
     private void checkOpen() {
@@ -498,7 +595,10 @@ public final class RedisPageStore implements PageStore {
         }
         closed = true;
         try {
-            lease.close();
+            if (lease != null) {
+                lease.close();
+            }
+            registrations.close();
         } finally {
             cache.close();
             redis.close();

@@ -155,7 +155,7 @@ final class WriterLease implements AutoCloseable {
         }
     }
 
-    private static String hostName() {
+    static String hostName() {
         try {
             return java.net.InetAddress.getLocalHost().getHostName();
         } catch (java.io.IOException e) {

@@ -1,0 +1,194 @@
+package io.mvbt.revisions;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.mvbt.pagestore.redis.RedisPageStore;
+import io.mvbt.pagestore.redis.RedisServers;
+import io.mvbt.pagestore.redis.RedisStoreOptions;
+
+/**
+ * Readers of a store on Redis beside its writer: in this JVM and in others, on a cluster. Each
+ * writer round rewrites every key with the round's number, so a snapshot that sees two rounds, or
+ * a page that its registration failed to protect, is caught.
+ */
+class RedisReaderTest {
+    private static final int KEYS = 300;
+
+    @TempDir
+    static Path dir;
+    private static RedisServers cluster;
+    private static int names;
+
+    @BeforeAll
+    static void startRedis() throws Exception {
+        cluster = RedisServers.cluster(dir.resolve("cluster"), 3);
+    }
+
+    @AfterAll
+    static void stopRedis() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    private static byte[] key(int i) {
+        return String.format("key-%06d", i).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static void round(Store writer, int round) {
+        try (WriteTxn tx = writer.beginWrite()) {
+            Tree t = tx.createTreeIfAbsent("t");
+            for (int i = 0; i < KEYS; i++) {
+                tx.put(t, key(i), ("round " + round + " of key " + i + " " + "x".repeat(round % 40))
+                        .getBytes(StandardCharsets.UTF_8));
+            }
+            tx.commit();
+        }
+    }
+
+    /** Writes a round and returns how many pages it freed. */
+    private static long roundFreeing(Store writer, int round) {
+        long before = writer.stats().pagesInUse();
+        round(writer, round);
+        StoreStats after = writer.stats();
+        return before + after.lastCommitPages() - after.pagesInUse();
+    }
+
+    /** "round R" if the snapshot holds one whole round R, else what is wrong. */
+    static String checkRound(Snapshot s, Tree t) {
+        int round = -1;
+        int count = 0;
+        try (Cursor c = s.cursor(t)) {
+            for (boolean ok = c.first(); ok; ok = c.next()) {
+                String v = new String(c.valueBytes(), StandardCharsets.UTF_8);
+                String[] words = v.split(" ");
+                int r = Integer.parseInt(words[1]);
+                if (round >= 0 && r != round) {
+                    return "rounds " + round + " and " + r + " in one snapshot";
+                }
+                if (!words[4].equals(Integer.toString(count))) {
+                    return "key " + count + " holds " + v;
+                }
+                round = r;
+                count++;
+            }
+        }
+        return count == KEYS ? "round " + round : count + " keys, not " + KEYS;
+    }
+
+    private static Store writer(String name) {
+        return Store.open(RedisPageStore.open(cluster.endpoint(), name, RedisStoreOptions.defaults().cacheDirectory(dir)),
+                StoreOptions.defaults().durability(Durability.SYNC));
+    }
+
+    private static Store reader(String name) {
+        return Store.open(RedisPageStore.openReader(cluster.endpoint(), name, RedisStoreOptions.defaults()
+                .cacheDirectory(dir)), StoreOptions.defaults());
+    }
+
+    @Test
+    void aReaderFollowsTheWriterAndItsOldSnapshotsStayWhole() throws Exception {
+        String name = "reader-test-" + (++names);
+        try (Store writer = writer(name)) {
+            round(writer, 0);
+            try (Store reader = reader(name)) {
+                // Nothing of it is read yet: its pages come from Redis when it is read, at the end.
+                Snapshot old = reader.beginRead();
+                for (int r = 1; r <= 30; r++) {
+                    round(writer, r);
+                }
+                // Past the grace, only the old snapshot's registration holds round 0.
+                Thread.sleep(3000);
+                for (int r = 31; r <= 35; r++) {
+                    round(writer, r);
+                }
+                try (Snapshot now = reader.beginRead()) {
+                    assertEquals("round 35", checkRound(now, reader.tree("t")));
+                }
+                assertEquals("round 0", checkRound(old, reader.tree("t")));
+                assertTrue(writer.stats().pagesWaitingForReaders() > 0, writer.stats().toString());
+                old.close();
+                assertThrows(ReadOnlyStoreException.class, reader::beginWrite);
+                assertThrows(ReadOnlyStoreException.class, reader::sync);
+            }
+            writer.check().throwIfDamaged();
+        }
+    }
+
+    @Test
+    void readersInOtherProcessesReadWholeRoundsWhileTheWriterCommits() throws Exception {
+        String name = "reader-test-" + (++names);
+        int seconds = Integer.getInteger("mvbt.redisReaders.seconds", 6);
+        try (Store writer = writer(name)) {
+            round(writer, 0);
+            List<Process> children = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                children.add(ChildJvm.start(null, RedisReaderChild.class, cluster.endpoint().toString(), name,
+                        dir.toString(), "3000", "check", Integer.toString(seconds)));
+            }
+            int round = 1;
+            while (children.stream().anyMatch(Process::isAlive)) {
+                round(writer, round++);
+            }
+            for (Process child : children) {
+                String[] out = ChildJvm.firstLine(child, "checked");
+                String detail = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))
+                        .readLine();
+                assertEquals("0", out[3], "reader errors: " + detail);
+                assertTrue(Long.parseLong(out[1]) > 10 && Integer.parseInt(out[2]) > 2,
+                        "a reader checked " + out[1] + " snapshots of " + out[2] + " rounds; the writer made " + round);
+            }
+            writer.check().throwIfDamaged();
+        }
+    }
+
+    @Test
+    void aKilledReaderStopsHoldingPagesWhenItsRegistrationRunsOut() throws Exception {
+        String name = "reader-test-" + (++names);
+        try (Store writer = writer(name)) {
+            round(writer, 0);
+            Process child = ChildJvm.start(null, RedisReaderChild.class, cluster.endpoint().toString(), name,
+                    dir.toString(), "1000", "hold", "0");
+            try {
+                ChildJvm.firstLine(child, "holding");
+                for (int r = 1; r <= 10; r++) {
+                    round(writer, r);
+                }
+                // Past the grace after the last replacement, what waits is what this commit freed (for
+                // readers that may have read the revision before it) and what the reader holds.
+                Thread.sleep(3000);
+                long freed = roundFreeing(writer, 11);
+                StoreStats live = writer.stats();
+                assertTrue(live.pagesWaitingForReaders() > freed, "the live reader's pages were let go: " + live);
+            } finally {
+                child.toHandle().destroyForcibly();
+                child.waitFor();
+            }
+            // Its registration runs out after 1 s; a look after that lets its pages go.
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            int r = 12;
+            long freed;
+            do {
+                assertTrue(System.nanoTime() < deadline, "pages still held for a dead reader: " + writer.stats());
+                Thread.sleep(3000);
+                freed = roundFreeing(writer, r++);
+            } while (writer.stats().pagesWaitingForReaders() > freed);
+            writer.check().throwIfDamaged();
+        }
+    }
+}
