@@ -30,7 +30,8 @@ public final class BenchOptions {
               --suite S[,S..]     dbbench, history, deleterange, readwhilewriting or all (default dbbench)
               --entries N         entries loaded (default 1000000)
               --reads N           operations of each read phase (default: entries)
-              --peers P[,P..]     mvbt,lmdb,rocksdb,sqlite,mvstore,xodus,skiplist (default all)
+              --peers P[,P..]     mvbt,mvbt-redis,lmdb,rocksdb,sqlite,mvstore,xodus,skiplist (default all;
+                                  mvbt-redis starts a redis-server of its own)
               --threads N         reader threads (default 1)
               --durability D      nosync (commit without fsync, default) or sync (fsync per commit)
               --seconds S         length of each readwhilewriting phase (default 10)

@@ -54,7 +54,7 @@ class RedisModelTest {
         return new ModelHarness.Storage() {
             @Override
             public Store open(Path dir, StoreOptions options) {
-                RedisStoreOptions redis = RedisStoreOptions.defaults().pageSize(options.pageSize()).cacheDirectory(dir);
+                RedisStoreOptions redis = RedisStoreOptions.defaults().pageSize(options.pageSize());
                 return Store.open(RedisPageStore.open(servers.endpoint(), dir.getFileName().toString(), redis), options);
             }
 

@@ -1,6 +1,5 @@
 package io.mvbt.revisions;
 
-import java.nio.file.Path;
 import java.time.Duration;
 
 import io.mvbt.pagestore.redis.RedisEndpoint;
@@ -8,25 +7,25 @@ import io.mvbt.pagestore.redis.RedisPageStore;
 import io.mvbt.pagestore.redis.RedisStoreOptions;
 
 /**
- * A reader in its own JVM for {@link RedisReaderTest}. Arguments: endpoint, store name, cache
- * directory, reader lease milliseconds, mode, seconds. Mode "hold" opens one snapshot, prints
+ * A reader in its own JVM for {@link RedisReaderTest}. Arguments: endpoint, store name, reader
+ * lease milliseconds, mode, seconds. Mode "hold" opens one snapshot, prints
  * "holding REVISION" and waits to be killed; mode "check" opens snapshots for the given seconds,
  * checks that each sees one whole round of the writer, and prints
  * "checked SNAPSHOTS ROUNDS ERRORS" with the first error, if any, on the next line.
  */
 public final class RedisReaderChild {
     public static void main(String[] args) throws Exception {
-        RedisStoreOptions options = RedisStoreOptions.defaults().cacheDirectory(Path.of(args[2]))
-                .readerLease(Duration.ofMillis(Long.parseLong(args[3])));
+        RedisStoreOptions options = RedisStoreOptions.defaults()
+                .readerLease(Duration.ofMillis(Long.parseLong(args[2])));
         try (Store store = Store.open(RedisPageStore.openReader(RedisEndpoint.parse(args[0]), args[1], options),
                 StoreOptions.defaults())) {
-            if (args[4].equals("hold")) {
+            if (args[3].equals("hold")) {
                 Snapshot s = store.beginRead();
                 System.out.println("holding " + s.revision());
                 System.out.flush();
                 Thread.sleep(Long.MAX_VALUE);
             }
-            long end = System.nanoTime() + Long.parseLong(args[5]) * 1_000_000_000L;
+            long end = System.nanoTime() + Long.parseLong(args[4]) * 1_000_000_000L;
             long snapshots = 0;
             long errors = 0;
             String firstError = "";

@@ -92,13 +92,13 @@ class RedisReaderTest {
     }
 
     private static Store writer(String name) {
-        return Store.open(RedisPageStore.open(cluster.endpoint(), name, RedisStoreOptions.defaults().cacheDirectory(dir)),
+        return Store.open(RedisPageStore.open(cluster.endpoint(), name, RedisStoreOptions.defaults()),
                 StoreOptions.defaults().durability(Durability.SYNC));
     }
 
     private static Store reader(String name) {
         return Store.open(RedisPageStore.openReader(cluster.endpoint(), name, RedisStoreOptions.defaults()
-                .cacheDirectory(dir)), StoreOptions.defaults());
+                ), StoreOptions.defaults());
     }
 
     @Test
@@ -139,7 +139,7 @@ class RedisReaderTest {
             List<Process> children = new ArrayList<>();
             for (int i = 0; i < 2; i++) {
                 children.add(ChildJvm.start(null, RedisReaderChild.class, cluster.endpoint().toString(), name,
-                        dir.toString(), "3000", "check", Integer.toString(seconds)));
+                        "3000", "check", Integer.toString(seconds)));
             }
             int round = 1;
             while (children.stream().anyMatch(Process::isAlive)) {
@@ -163,7 +163,7 @@ class RedisReaderTest {
         try (Store writer = writer(name)) {
             round(writer, 0);
             Process child = ChildJvm.start(null, RedisReaderChild.class, cluster.endpoint().toString(), name,
-                    dir.toString(), "1000", "hold", "0");
+                    "1000", "hold", "0");
             try {
                 ChildJvm.firstLine(child, "holding");
                 for (int r = 1; r <= 10; r++) {

@@ -70,7 +70,7 @@ class RedisWriterTest {
     }
 
     private static RedisStoreOptions options(Duration lease) {
-        return RedisStoreOptions.defaults().cacheDirectory(dir).leaseTime(lease);
+        return RedisStoreOptions.defaults().leaseTime(lease);
     }
 
     private static Store open(RedisEndpoint endpoint, String name, RedisStoreOptions options) {
@@ -140,8 +140,7 @@ class RedisWriterTest {
     @Test
     void aKilledWriterLosesNothingItAcknowledged() throws Exception {
         String name = newName();
-        Process child = ChildJvm.start(null, RedisWriterChild.class, cluster.endpoint().toString(), name, dir.toString(),
-                "1000");
+        Process child = ChildJvm.start(null, RedisWriterChild.class, cluster.endpoint().toString(), name, "1000");
         int acknowledged = -1;
         try {
             BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));

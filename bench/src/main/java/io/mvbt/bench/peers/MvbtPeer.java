@@ -1,6 +1,7 @@
 package io.mvbt.bench.peers;
 
 import java.nio.file.Path;
+import java.util.function.LongSupplier;
 
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -20,15 +21,22 @@ import io.mvbt.revisions.WriteTxn;
 public final class MvbtPeer implements KvStore {
     static final String TREE = "bench";
 
-    private final Path dir;
     private final Store store;
+    private final LongSupplier footprint;
+    private final Runnable closed;
     private final Tree tree;
     private final UnsafeBuffer key = new UnsafeBuffer(new byte[0]);
     private final UnsafeBuffer value = new UnsafeBuffer(new byte[0]);
 
     public MvbtPeer(Path dir, SyncMode mode) {
-        this.dir = dir;
-        this.store = Store.open(dir.resolve("mvbt.db"), options(mode));
+        this(Store.open(dir.resolve("mvbt.db"), options(mode)), () -> Disk.size(dir), () -> { });
+    }
+
+    /** A store opened elsewhere; {@code footprint} measures it, {@code closed} runs after it closes. */
+    MvbtPeer(Store store, LongSupplier footprint, Runnable closed) {
+        this.store = store;
+        this.footprint = footprint;
+        this.closed = closed;
         this.tree = store.tree(TREE);
         try (WriteTxn tx = store.beginWrite()) {
             tx.createTreeIfAbsent(TREE);
@@ -171,11 +179,15 @@ public final class MvbtPeer implements KvStore {
 
     @Override
     public long bytesOnDisk() {
-        return Disk.size(dir);
+        return footprint.getAsLong();
     }
 
     @Override
     public void close() {
-        store.close();
+        try {
+            store.close();
+        } finally {
+            closed.run();
+        }
     }
 }

@@ -9,6 +9,7 @@ import io.mvbt.bench.SyncMode;
 /** The stores the harness compares, by the names {@code --peers} takes. */
 public enum Peer {
     MVBT("mvbt"),
+    MVBT_REDIS("mvbt-redis"),
     LMDB("lmdb"),
     ROCKSDB("rocksdb"),
     SQLITE("sqlite"),
@@ -33,13 +34,14 @@ public enum Peer {
                 return p;
             }
         }
-        throw new IllegalArgumentException("unknown peer '" + s + "'; known: mvbt, lmdb, rocksdb, sqlite, mvstore, xodus, skiplist");
+        throw new IllegalArgumentException("unknown peer '" + s + "'; known: mvbt, mvbt-redis, lmdb, rocksdb, sqlite, mvstore, xodus, skiplist");
     }
 
     /** Opens (creating) the store in {@code dir}, an empty directory. */
     public KvStore open(Path dir, SyncMode mode) {
         return switch (this) {
             case MVBT -> new MvbtPeer(dir, mode);
+            case MVBT_REDIS -> MvbtRedisPeer.open(dir, mode);
             case LMDB -> new LmdbPeer(dir, mode);
             case ROCKSDB -> new RocksPeer(dir, mode);
             case SQLITE -> new SqlitePeer(dir, mode);
@@ -53,6 +55,7 @@ public enum Peer {
     public String settings(SyncMode mode) {
         return switch (this) {
             case MVBT -> MvbtPeer.settings(mode);
+            case MVBT_REDIS -> MvbtRedisPeer.settings(mode);
             case LMDB -> LmdbPeer.settings(mode);
             case ROCKSDB -> RocksPeer.settings(mode);
             case SQLITE -> SqlitePeer.settings(mode);

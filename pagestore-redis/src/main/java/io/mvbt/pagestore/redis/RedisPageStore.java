@@ -25,7 +25,7 @@ import redis.clients.jedis.exceptions.JedisException;
  * Redis value under a key of the store's name and the page number; the meta slots, the page count
  * and the page size are fields of one meta hash.
  *
- * <p>Pages are built in a local cache ({@link CachedPages}) and sent on {@link #sync()}: first
+ * <p>Pages are built in local memory ({@link LocalPages}) and sent on {@link #sync()}: first
  * every page written since the last sync, pipelined, then one script that checks the lease and
  * switches the meta slots. A writer that dies between the two leaves only pages no meta reaches;
  * a writer whose lease ran out cannot switch the meta. A page number is never written twice (this
@@ -58,10 +58,10 @@ public final class RedisPageStore implements PageStore, SharedPages {
     private final WriterLease lease;
     private final ReaderRegistrations registrations;
     private final int pageSize;
-    private final CachedPages cache;
+    private final LocalPages local;
     /** Pages below this may be in Redis and are read on first use; pages from it on were made here. */
     private final long fresh;
-    /** The meta's publication count the meta slots in the cache are from (a reader's). */
+    /** The meta's publication count the meta slots in local memory are from (a reader's). */
     private String publications;
     private volatile long pageCount;
     /** Page numbers reserved in Redis for this writer to write: all below this. */
@@ -71,6 +71,10 @@ public final class RedisPageStore implements PageStore, SharedPages {
     private LongArrayList dirty = new LongArrayList();
     /** Runs discarded since the last sync (page, count), to be deleted. */
     private LongArrayList discarded = new LongArrayList();
+    /** First pages of the runs made here and sent since (the writer's): only those, and older ones, need deleting. */
+    private final LongHashSet sentHeads = new LongHashSet();
+    /** Serializes reads of pages from Redis. */
+    private final Object loadLock = new Object();
     private final Object syncLock = new Object();
     private volatile boolean closed;
 
@@ -97,18 +101,16 @@ public final class RedisPageStore implements PageStore, SharedPages {
             throw damaged("its page count " + published + " exceeds the pages reserved, " + reservedBefore);
         }
         this.reserved = reservedBefore;
-        this.cache = new CachedPages(options.cacheDirectory(), keys.name, pageSize);
+        this.local = new LocalPages(pageSize);
         if (lease == null) {
             // A reader: every page is in Redis.
             this.fresh = Long.MAX_VALUE;
             this.pageCount = published;
-            cache.cover(Math.max(published, META_SLOTS));
             copySlots(fields);
             registrations.startRefreshing();
             return;
         }
         this.fresh = Math.max(reservedBefore, META_SLOTS);
-        cache.cover(fresh);
         // An empty page count tells the layer above to create a store; else every reserved page is ours to skip.
         this.pageCount = published == 0 ? 0 : reservedBefore;
         copySlots(fields);
@@ -124,19 +126,19 @@ public final class RedisPageStore implements PageStore, SharedPages {
         return fields;
     }
 
-    /** Copies the meta slots of the meta hash into pages 0 to 3 of the cache (zeros for a slot never written). */
+    /** Copies the meta slots of the meta hash into pages 0 to 3 (zeros for a slot never written). */
     private void copySlots(Map<String, byte[]> fields) {
         for (int slot = 0; slot < META_SLOTS; slot++) {
             byte[] bytes = fields.get(Integer.toString(slot));
-            CachedPages.Window w = cache.window(slot);
-            if (bytes == null) {
-                UnsafeApi.setMemory(cache.address(w, slot), pageSize, (byte) 0);
-            } else if (bytes.length != pageSize) {
+            if (bytes != null && bytes.length != pageSize) {
                 throw damaged("meta slot " + slot + " holds " + bytes.length + " bytes, not " + pageSize);
-            } else {
-                copyIn(bytes, cache.address(w, slot));
             }
-            w.markLoaded(slot);
+            long address = local.take(slot, 1, null);
+            if (bytes == null) {
+                UnsafeApi.setMemory(address, pageSize, (byte) 0);
+            } else {
+                copyIn(bytes, address);
+            }
         }
     }
 
@@ -202,7 +204,6 @@ public final class RedisPageStore implements PageStore, SharedPages {
         if (target > reserved) {
             reserve(target);
         }
-        cache.cover(target);
         pageCount = target;
     }
 
@@ -221,10 +222,8 @@ public final class RedisPageStore implements PageStore, SharedPages {
     @Override
     public synchronized long appendRun(int pages) {
         long start = pageCount;
-        if (start + pages > cache.windowEnd(start)) {
-            start = cache.windowEnd(start);
-        }
         extend(start + pages);
+        local.take(start, pages, null);
         return start;
     }
 
@@ -244,7 +243,7 @@ public final class RedisPageStore implements PageStore, SharedPages {
 
     @Override
     public long runEnd(long pageNo) {
-        return cache.windowEnd(pageNo);
+        return local.runEnd(pageNo);
     }
 
     @Override
@@ -254,44 +253,41 @@ public final class RedisPageStore implements PageStore, SharedPages {
 
     @Override
     public long address(long pageNo) {
-        CachedPages.Window w = cache.window(pageNo);
-        int index = cache.index(pageNo);
-        if (pageNo < fresh && !w.isLoaded(index)) {
-            load(pageNo, w, index);
+        long address = local.address(pageNo);
+        if (address != 0) {
+            return address;
         }
-        return cache.address(w, index);
+        // A page made here since the store opened reads as zeros until written; an older one is in Redis.
+        return pageNo >= fresh ? local.take(pageNo, 1, null) : load(pageNo);
     }
 
-    /** Reads a page from Redis into the cache, once; a page Redis lacks reads as zeros (and fails its checks above). */
-    private void load(long pageNo, CachedPages.Window w, int index) {
-        synchronized (w) {
-            if (w.isLoaded(index)) {
-                return;
+    /**
+     * Reads a page (or the run it starts: one value) from Redis, once. A page Redis lacks reads as
+     * zeros, and fails the checks of the layer above.
+     */
+    private long load(long pageNo) {
+        synchronized (loadLock) {
+            long address = local.address(pageNo);
+            if (address != 0) {
+                return address;
             }
             checkOpen();
             byte[] key = keys.page(pageNo);
             byte[] bytes = call("read page " + pageNo + " (key " + RedisKeys.text(key) + ")", () -> redis.get(key));
-            if (bytes != null) {
-                if (bytes.length != pageSize) {
-                    throw new CorruptionException(pageNo, "of store '" + keys.name + "' on " + where + " (key "
-                            + RedisKeys.text(key) + ") holds " + bytes.length + " bytes, not " + pageSize);
-                }
-                copyIn(bytes, cache.address(w, index));
+            if (bytes == null) {
+                return local.take(pageNo, 1, null);
             }
-            w.markLoaded(index);
+            if (bytes.length == 0 || bytes.length % pageSize != 0 || bytes.length / pageSize > maxRunPages()) {
+                throw new CorruptionException(pageNo, "of store '" + keys.name + "' on " + where + " (key "
+                        + RedisKeys.text(key) + ") holds " + bytes.length + " bytes, not a run of " + pageSize + "-byte pages");
+            }
+            return local.take(pageNo, bytes.length / pageSize, bytes);
         }
     }
 
     @Override
     public ByteBuffer buffer(long pageNo, int pages) {
-        for (long p = pageNo; p < pageNo + pages; p++) {
-            address(p);
-        }
-        CachedPages.Window w = cache.window(pageNo);
-        ByteBuffer memory = w.memory.duplicate();
-        int start = cache.index(pageNo) << cache.pageShift;
-        memory.limit(start + pages * pageSize).position(start);
-        return memory.slice();
+        return local.buffer(address(pageNo), pages * pageSize);
     }
 
     @Override
@@ -322,6 +318,8 @@ public final class RedisPageStore implements PageStore, SharedPages {
             discarded.addLong(pageNo);
             discarded.addLong(pages);
         }
+        // Nothing reaches it any more: its memory goes to the next new page.
+        local.release(pageNo, pages);
     }
 
     /**
@@ -357,26 +355,33 @@ public final class RedisPageStore implements PageStore, SharedPages {
     }
 
     private void send(LongArrayList runs, LongArrayList gone) {
-        LongHashSet goneSet = new LongHashSet();
+        // Pages and runs go by their first page: a run is one value under its first page's key.
+        LongHashSet goneHeads = new LongHashSet();
         for (int i = 0; i < gone.size(); i += 2) {
-            for (long p = gone.getLong(i); p < gone.getLong(i) + gone.getLong(i + 1); p++) {
-                goneSet.add(p);
-            }
+            goneHeads.add(gone.getLong(i));
         }
         boolean[] metaDirty = new boolean[META_SLOTS];
         LongHashSet sent = new LongHashSet();
         try (Batches batches = new Batches("send pages")) {
             for (int i = 0; i < runs.size(); i += 2) {
-                for (long p = runs.getLong(i); p < runs.getLong(i) + runs.getLong(i + 1); p++) {
-                    if (p < META_SLOTS) {
-                        metaDirty[(int) p] = true;
-                    } else if (!goneSet.contains(p) && sent.add(p)) {
-                        batches.queue(batches.pipeline.set(keys.page(p), copyOut(p)));
-                    }
+                long head = runs.getLong(i);
+                int count = (int) runs.getLong(i + 1);
+                if (head < META_SLOTS) {
+                    metaDirty[(int) head] = true;
+                } else if (!goneHeads.contains(head) && sent.add(head)) {
+                    batches.queue(batches.pipeline.set(keys.page(head), copyOut(head, count)));
                 }
             }
-            for (long p : goneSet) {
-                batches.queue(batches.pipeline.del(keys.page(p)));
+            synchronized (sentHeads) {
+                for (long head : sent) {
+                    sentHeads.add(head);
+                }
+                for (long head : goneHeads) {
+                    // A page made here and never sent is not in Redis.
+                    if (sentHeads.remove(head) || head < fresh) {
+                        batches.queue(batches.pipeline.del(keys.page(head)));
+                    }
+                }
             }
         } catch (JedisException e) {
             throw failure("send pages", e);
@@ -390,7 +395,7 @@ public final class RedisPageStore implements PageStore, SharedPages {
         for (int slot = 0; slot < META_SLOTS; slot++) {
             if (metaDirty[slot]) {
                 args.add(RedisKeys.slotField(slot));
-                args.add(copyOut(slot));
+                args.add(copyOut(slot, 1));
             }
         }
         try {
@@ -461,9 +466,9 @@ public final class RedisPageStore implements PageStore, SharedPages {
         }
     }
 
-    private byte[] copyOut(long pageNo) {
-        byte[] bytes = new byte[pageSize];
-        UnsafeApi.copyMemory(null, address(pageNo), bytes, UnsafeApi.arrayBaseOffset(byte[].class), pageSize);
+    private byte[] copyOut(long pageNo, int count) {
+        byte[] bytes = new byte[count * pageSize];
+        UnsafeApi.copyMemory(null, address(pageNo), bytes, UnsafeApi.arrayBaseOffset(byte[].class), bytes.length);
         return bytes;
     }
 
@@ -541,7 +546,6 @@ public final class RedisPageStore implements PageStore, SharedPages {
         }
         Map<String, byte[]> fields = fields(meta);
         long pages = fields.containsKey("pageCount") ? number(fields, "pageCount") : 0;
-        cache.cover(Math.max(pages, META_SLOTS));
         if (pages > pageCount) {
             pageCount = pages;
         }
@@ -587,7 +591,7 @@ public final class RedisPageStore implements PageStore, SharedPages {
         }
     }
 
-    /** Gives the lease back and lets go of the connection; the cache's memory goes with the last reference. */
+    /** Gives the lease back and lets go of the connection; the local memory goes with the last reference. */
     @Override
     public void close() {
         if (closed) {
@@ -600,7 +604,6 @@ public final class RedisPageStore implements PageStore, SharedPages {
             }
             registrations.close();
         } finally {
-            cache.close();
             redis.close();
         }
     }

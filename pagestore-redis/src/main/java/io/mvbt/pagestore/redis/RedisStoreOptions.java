@@ -1,8 +1,6 @@
 package io.mvbt.pagestore.redis;
 
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Objects;
 
 import io.mvbt.pagestore.PageStore;
 
@@ -10,30 +8,28 @@ import io.mvbt.pagestore.PageStore;
  * How a store on Redis is opened. Immutable; each setter returns a changed copy.
  *
  * <p>Defaults: 4096-byte pages (for a new store), a 10 second writer lease, no wait for another
- * writer's lease, a 5 second timeout per Redis command, and the local page cache in
- * {@code java.io.tmpdir}, and a 10 second registration for readers on other hosts.
+ * writer's lease, a 5 second timeout per Redis command, and a 10 second registration for readers
+ * on other hosts.
  */
 public final class RedisStoreOptions {
     private final int pageSize;
     private final Duration leaseTime;
     private final Duration leaseWait;
     private final Duration commandTimeout;
-    private final Path cacheDirectory;
     private final Duration readerLease;
 
     private RedisStoreOptions(int pageSize, Duration leaseTime, Duration leaseWait, Duration commandTimeout,
-            Path cacheDirectory, Duration readerLease) {
+            Duration readerLease) {
         this.pageSize = pageSize;
         this.leaseTime = leaseTime;
         this.leaseWait = leaseWait;
         this.commandTimeout = commandTimeout;
-        this.cacheDirectory = cacheDirectory;
         this.readerLease = readerLease;
     }
 
     public static RedisStoreOptions defaults() {
         return new RedisStoreOptions(4096, Duration.ofSeconds(10), Duration.ZERO, Duration.ofSeconds(5),
-                Path.of(System.getProperty("java.io.tmpdir")), Duration.ofSeconds(10));
+                Duration.ofSeconds(10));
     }
 
     /** Page size of a store created with these options; an existing store keeps its own. */
@@ -42,7 +38,7 @@ public final class RedisStoreOptions {
             throw new IllegalArgumentException("page size must be a power of two from " + PageStore.MIN_PAGE_SIZE
                     + " to " + PageStore.MAX_PAGE_SIZE + ", not " + pageSize);
         }
-        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, cacheDirectory, readerLease);
+        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease);
     }
 
     /**
@@ -53,7 +49,7 @@ public final class RedisStoreOptions {
         if (leaseTime.toMillis() < 300) {
             throw new IllegalArgumentException("a lease time below 300 ms leaves no time to refresh it: " + leaseTime);
         }
-        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, cacheDirectory, readerLease);
+        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease);
     }
 
     /** How long opening waits for another writer's lease to end before it fails. */
@@ -61,7 +57,7 @@ public final class RedisStoreOptions {
         if (leaseWait.isNegative()) {
             throw new IllegalArgumentException("negative lease wait: " + leaseWait);
         }
-        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, cacheDirectory, readerLease);
+        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease);
     }
 
     /** How long one Redis command may take before it fails (an unreachable node fails after this). */
@@ -69,14 +65,9 @@ public final class RedisStoreOptions {
         if (commandTimeout.toMillis() < 1) {
             throw new IllegalArgumentException("command timeout below 1 ms: " + commandTimeout);
         }
-        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, cacheDirectory, readerLease);
+        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease);
     }
 
-    /** Where the local page cache file lives (deleted as soon as it is created; the space is freed on close). */
-    public RedisStoreOptions cacheDirectory(Path cacheDirectory) {
-        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, Objects.requireNonNull(cacheDirectory),
-                readerLease);
-    }
 
     /**
      * How long a reader's registration lasts without a refresh (refreshed every third of it): a
@@ -86,7 +77,7 @@ public final class RedisStoreOptions {
         if (readerLease.toMillis() < 300) {
             throw new IllegalArgumentException("a reader lease below 300 ms leaves no time to refresh it: " + readerLease);
         }
-        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, cacheDirectory, readerLease);
+        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease);
     }
 
     public Duration readerLease() {
@@ -109,7 +100,4 @@ public final class RedisStoreOptions {
         return commandTimeout;
     }
 
-    public Path cacheDirectory() {
-        return cacheDirectory;
-    }
 }
