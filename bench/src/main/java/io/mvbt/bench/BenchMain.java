@@ -6,8 +6,9 @@ import io.mvbt.bench.directory.DirectoryBench;
 
 /**
  * Entry point of {@code mvbt-bench.jar}: the side-by-side comparison (see {@link BenchOptions#USAGE}),
- * {@code jmh ...} for the JMH microbenchmarks, or {@code directory ...} for the directory search
- * benchmark against SQLite (see {@link DirectoryBench}).
+ * {@code jmh ...} for the JMH microbenchmarks, {@code directory ...} for the directory search
+ * benchmark against SQLite (see {@link DirectoryBench}), or {@code redis-readers ...} for reader
+ * processes on a store on a Redis Cluster (see {@link io.mvbt.bench.redis.ReaderScaleOut}).
  */
 public final class BenchMain {
     private BenchMain() {
@@ -16,6 +17,10 @@ public final class BenchMain {
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].equals("jmh")) {
             org.openjdk.jmh.Main.main(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("redis-readers")) {
+            System.exit(io.mvbt.bench.redis.ReaderScaleOut.main(Arrays.copyOfRange(args, 1, args.length)));
             return;
         }
         if (args.length > 0 && args[0].equals("directory")) {

@@ -77,6 +77,16 @@ public interface PageStore extends AutoCloseable {
     /** Makes every write so far durable; for a file, one fdatasync. */
     void sync();
 
+    /**
+     * Takes note of everything written so far and returns the action that makes it durable, to run
+     * later, outside the caller's locks: a store that sends pages elsewhere copies them now (a page
+     * changed after this call does not reach the other side torn), and runs sends in the order of
+     * their calls. Others sync when the action runs.
+     */
+    default Runnable prepareSync() {
+        return this::sync;
+    }
+
     /** Whether {@link #sync()} makes writes survive a power cut (false for memory). */
     boolean durable();
 

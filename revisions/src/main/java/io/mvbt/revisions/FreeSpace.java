@@ -74,7 +74,10 @@ final class FreeSpace {
     long allocate(int pages) {
         long page = pages == 1 ? popHot() : -1;
         boolean lowest = page < 0;
-        if (lowest) {
+        if (lowest && pages > 1 && !reuse) {
+            // A store that never reuses pages gives every run memory of its own.
+            page = appendRun(pages);
+        } else if (lowest) {
             page = pages == 1 ? reusable.nextSetBit(hint)
                     : reusable.findRun(pages, hint, store.pageCount(), store::runEnd);
         }
@@ -149,6 +152,11 @@ final class FreeSpace {
             return start;
         }
         // The run would cross from one memory range into the next: give it a range of its own.
+        return appendRun(pages);
+    }
+
+    /** Grows the store by a run in one memory range of its own; pages skipped before it are reusable. */
+    private long appendRun(int pages) {
         long before = store.pageCount();
         long run = store.appendRun(pages);
         for (long p = before; p < store.pageCount(); p++) {

@@ -876,8 +876,13 @@ public final class Store implements AutoCloseable {
     }
 
     private void syncOrFail() {
+        syncOrFail(pages::sync);
+    }
+
+    /** Runs a sync; if it fails, the store refuses further writes (a failed fsync is never retried as if it worked). */
+    private void syncOrFail(Runnable sync) {
         try {
-            pages.sync();
+            sync.run();
         } catch (StorageException e) {
             failed(e);
             throw new StoreFailedException("fsync failed; the store refuses further writes until it is reopened: "
@@ -982,17 +987,17 @@ public final class Store implements AutoCloseable {
                 if (c.revision == since) {
                     return;
                 }
+                boolean file = pages.reusesPages();
                 long sealed = since;
-                if (pages.reusesPages()) {
+                if (file) {
                     // The bulk of the writeback runs outside the meta lock, so that commits go on.
-                    // A store that sends pages elsewhere seals and sends under the lock instead: a
-                    // page sealed while it is being sent could reach the other side torn.
                     RevisionWalker.seal(sealer, c, since);
                     syncOrFail();
                     sealed = c.revision;
                 }
                 int pending;
                 Revision h;
+                Runnable send = null;
                 lockMeta();
                 try {
                     h = latest;
@@ -1001,17 +1006,25 @@ public final class Store implements AutoCloseable {
                     registry.hold(slot, h);
                     if (h.revision != sealed) {
                         RevisionWalker.seal(sealer, h, sealed);
-                        syncOrFail();
+                        if (file) {
+                            syncOrFail();
+                        }
                     }
                     pending = slots.choose();
                     long seq = slots.takeSequence();
                     MetaPage.writeSteadyCopy(pages, checksums, slots.head(), pending, seq);
                     wroteMeta(pending, seq, h);
                     slots.setPending(pending);
+                    if (!file) {
+                        // A store that sends pages elsewhere sends them and then the steady meta in
+                        // order, in one send. It copies them here, as no commit can seal a page it
+                        // copies (a page sent while being sealed would arrive torn), and sends after.
+                        send = pages.prepareSync();
+                    }
                 } finally {
                     metaLock.unlock();
                 }
-                syncOrFail();
+                syncOrFail(send != null ? send : pages::sync);
                 lockMeta();
                 try {
                     slots.setDurable(pending);

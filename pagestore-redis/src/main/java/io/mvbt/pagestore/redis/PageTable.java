@@ -5,33 +5,29 @@ import java.lang.invoke.VarHandle;
 
 /**
  * Page number to memory address, read by any thread without a lock and changed under the owner's
- * lock: open addressing with linear probing in two parallel arrays. A change publishes the value
- * before the key, so a reader that finds a key finds its value; growing builds new arrays and
- * publishes them whole, so a reader still probing the old ones may miss a newer page, and looks
- * again under the lock before it loads anything.
+ * lock: open addressing with linear probing, each key beside its value (one cache line per probe).
+ * A change publishes the value before the key, so a reader that finds a key finds its value;
+ * growing builds a new array and publishes it whole, so a reader still probing the old one may miss
+ * a newer page, and looks again under the lock before it loads anything.
  */
 final class PageTable {
     private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
     private static final long EMPTY = -1;
     private static final long REMOVED = -2;
 
-    private static final class Arrays {
-        final long[] keys;
-        final long[] values;
-        final int mask;
-
-        Arrays(int capacity) {
-            keys = new long[capacity];
-            values = new long[capacity];
-            mask = capacity - 1;
-            java.util.Arrays.fill(keys, EMPTY);
-        }
-    }
-
-    private volatile Arrays table = new Arrays(1024);
-    /** Live keys and removed markers (the owner's). */
+    /** Key at 2i, value at 2i + 1. */
+    private volatile long[] table = newTable(1024);
+    /** Live keys, and keys plus removed markers (the owner's). */
     private int size;
     private int used;
+
+    private static long[] newTable(int capacity) {
+        long[] t = new long[capacity * 2];
+        for (int i = 0; i < t.length; i += 2) {
+            t[i] = EMPTY;
+        }
+        return t;
+    }
 
     private static int slot(long key, int mask) {
         long h = key * 0x9E3779B97F4A7C15L;
@@ -40,11 +36,12 @@ final class PageTable {
 
     /** The address of {@code pageNo}, or 0 if it has none. */
     long get(long pageNo) {
-        Arrays t = table;
-        for (int i = slot(pageNo, t.mask); ; i = (i + 1) & t.mask) {
-            long k = (long) LONGS.getAcquire(t.keys, i);
+        long[] t = table;
+        int mask = (t.length >> 1) - 1;
+        for (int i = slot(pageNo, mask); ; i = (i + 1) & mask) {
+            long k = (long) LONGS.getAcquire(t, 2 * i);
             if (k == pageNo) {
-                return t.values[i];
+                return t[2 * i + 1];
             }
             if (k == EMPTY) {
                 return 0;
@@ -54,32 +51,34 @@ final class PageTable {
 
     /** Maps {@code pageNo} (not mapped now) to {@code address}; the caller holds the owner's lock. */
     void put(long pageNo, long address) {
-        if ((used + 1) * 2 > table.keys.length) {
-            rebuild(size + 1 > table.keys.length / 4 ? table.keys.length * 2 : table.keys.length);
+        int capacity = table.length >> 1;
+        if ((used + 1) * 2 > capacity) {
+            rebuild((size + 1) * 4 > capacity ? capacity * 2 : capacity);
         }
-        Arrays t = table;
-        int i = slot(pageNo, t.mask);
-        while (t.keys[i] != EMPTY && t.keys[i] != REMOVED) {
-            i = (i + 1) & t.mask;
+        long[] t = table;
+        int mask = (t.length >> 1) - 1;
+        int i = slot(pageNo, mask);
+        while (t[2 * i] != EMPTY && t[2 * i] != REMOVED) {
+            i = (i + 1) & mask;
         }
-        if (t.keys[i] == EMPTY) {
+        if (t[2 * i] == EMPTY) {
             used++;
         }
-        t.values[i] = address;
-        LONGS.setRelease(t.keys, i, pageNo);
+        t[2 * i + 1] = address;
+        LONGS.setRelease(t, 2 * i, pageNo);
         size++;
     }
 
     /** Unmaps {@code pageNo}; returns its address, or 0. The caller holds the owner's lock. */
     long remove(long pageNo) {
-        Arrays t = table;
-        for (int i = slot(pageNo, t.mask); ; i = (i + 1) & t.mask) {
-            long k = t.keys[i];
+        long[] t = table;
+        int mask = (t.length >> 1) - 1;
+        for (int i = slot(pageNo, mask); ; i = (i + 1) & mask) {
+            long k = t[2 * i];
             if (k == pageNo) {
-                long address = t.values[i];
-                LONGS.setRelease(t.keys, i, REMOVED);
+                LONGS.setRelease(t, 2 * i, REMOVED);
                 size--;
-                return address;
+                return t[2 * i + 1];
             }
             if (k == EMPTY) {
                 return 0;
@@ -93,17 +92,18 @@ final class PageTable {
     }
 
     private void rebuild(int capacity) {
-        Arrays old = table;
-        Arrays t = new Arrays(capacity);
-        for (int j = 0; j < old.keys.length; j++) {
-            long k = old.keys[j];
+        long[] old = table;
+        long[] t = newTable(capacity);
+        int mask = capacity - 1;
+        for (int j = 0; j < old.length; j += 2) {
+            long k = old[j];
             if (k >= 0) {
-                int i = slot(k, t.mask);
-                while (t.keys[i] != EMPTY) {
-                    i = (i + 1) & t.mask;
+                int i = slot(k, mask);
+                while (t[2 * i] != EMPTY) {
+                    i = (i + 1) & mask;
                 }
-                t.keys[i] = k;
-                t.values[i] = old.values[j];
+                t[2 * i] = k;
+                t[2 * i + 1] = old[j + 1];
             }
         }
         used = size;

@@ -75,7 +75,13 @@ public final class RedisPageStore implements PageStore, SharedPages {
     private final LongHashSet sentHeads = new LongHashSet();
     /** Serializes reads of pages from Redis. */
     private final Object loadLock = new Object();
+    /** Serializes captures. */
     private final Object syncLock = new Object();
+    /** Orders sends as their captures were made. */
+    private final Object sendOrder = new Object();
+    private long captures;
+    private long sentCaptures;
+    private volatile RuntimeException sendFailure;
     private volatile boolean closed;
 
     private RedisPageStore(UnifiedJedis redis, RedisKeys keys, String where, WriterLease lease, RedisStoreOptions options) {
@@ -202,7 +208,8 @@ public final class RedisPageStore implements PageStore, SharedPages {
             return;
         }
         if (target > reserved) {
-            reserve(target);
+            // Ahead, by an eighth of the store (256 to 16,384 pages), so that growing rarely waits for Redis.
+            reserve(Math.max(target, reserved + Math.min(Math.max(reserved / 8, 256), 16_384)));
         }
         pageCount = target;
     }
@@ -324,82 +331,153 @@ public final class RedisPageStore implements PageStore, SharedPages {
 
     /**
      * Sends every page written since the last sync, deletes the discarded ones, then switches the
-     * meta if the lease still holds. On failure nothing is forgotten: a later sync sends it all again.
+     * meta if the lease still holds.
      *
      * @throws LeaseLostException if the lease ran out or another writer took it
-     * @throws StorageException if Redis cannot be reached or refuses a command
+     * @throws StorageException if Redis cannot be reached or refuses a command (then every later
+     *         sync fails too: the store must be reopened)
      */
     @Override
     public void sync() {
-        checkWriter();
-        synchronized (syncLock) {
-            lease.check();
-            LongArrayList runs;
-            LongArrayList gone;
-            synchronized (dirtyLock) {
-                runs = dirty;
-                gone = discarded;
-                dirty = new LongArrayList();
-                discarded = new LongArrayList();
-            }
-            try {
-                send(runs, gone);
-            } catch (RuntimeException | Error e) {
-                synchronized (dirtyLock) {
-                    dirty.addAll(runs);
-                    discarded.addAll(gone);
-                }
-                throw e;
-            }
-        }
+        prepareSync().run();
     }
 
-    private void send(LongArrayList runs, LongArrayList gone) {
+    /**
+     * Copies the pages and meta slots written since the last sync (off the heap), and returns the
+     * action that sends them. Sends run in the order of their copies, so a caller may copy under its
+     * lock and send after it, while commits go on.
+     */
+    @Override
+    public Runnable prepareSync() {
+        checkWriter();
+        Capture capture;
+        synchronized (syncLock) {
+            lease.check();
+            capture = capture();
+        }
+        return () -> sendInTurn(capture);
+    }
+
+    /** What one sync sends: copies of the pages and meta slots written since the last, and the pages to delete. */
+    private static final class Capture {
+        long ticket;
+        long memory;
+        final LongArrayList heads = new LongArrayList();
+        final LongArrayList lengths = new LongArrayList();
+        final LongArrayList deletes = new LongArrayList();
+        final List<byte[]> publish = new ArrayList<>();
+    }
+
+    private Capture capture() {
+        LongArrayList runs;
+        LongArrayList gone;
+        synchronized (dirtyLock) {
+            runs = dirty;
+            gone = discarded;
+            dirty = new LongArrayList();
+            discarded = new LongArrayList();
+        }
         // Pages and runs go by their first page: a run is one value under its first page's key.
         LongHashSet goneHeads = new LongHashSet();
         for (int i = 0; i < gone.size(); i += 2) {
             goneHeads.add(gone.getLong(i));
         }
+        Capture c = new Capture();
         boolean[] metaDirty = new boolean[META_SLOTS];
         LongHashSet sent = new LongHashSet();
-        try (Batches batches = new Batches("send pages")) {
-            for (int i = 0; i < runs.size(); i += 2) {
-                long head = runs.getLong(i);
-                int count = (int) runs.getLong(i + 1);
-                if (head < META_SLOTS) {
-                    metaDirty[(int) head] = true;
-                } else if (!goneHeads.contains(head) && sent.add(head)) {
-                    batches.queue(batches.pipeline.set(keys.page(head), copyOut(head, count)));
+        long bytes = 0;
+        for (int i = 0; i < runs.size(); i += 2) {
+            long head = runs.getLong(i);
+            if (head < META_SLOTS) {
+                metaDirty[(int) head] = true;
+            } else if (!goneHeads.contains(head) && sent.add(head)) {
+                c.heads.addLong(head);
+                c.lengths.addLong(runs.getLong(i + 1) * pageSize);
+                bytes += runs.getLong(i + 1) * pageSize;
+            }
+        }
+        c.memory = UnsafeApi.allocateMemory(Math.max(bytes, 1));
+        long at = c.memory;
+        for (int i = 0; i < c.heads.size(); i++) {
+            UnsafeApi.copyMemory(address(c.heads.getLong(i)), at, c.lengths.getLong(i));
+            at += c.lengths.getLong(i);
+        }
+        synchronized (sentHeads) {
+            for (long head : sent) {
+                sentHeads.add(head);
+            }
+            for (long head : goneHeads) {
+                // A page made here and never sent is not in Redis.
+                if (sentHeads.remove(head) || head < fresh) {
+                    c.deletes.addLong(head);
                 }
             }
-            synchronized (sentHeads) {
-                for (long head : sent) {
-                    sentHeads.add(head);
+        }
+        c.publish.add(lease.token());
+        c.publish.add(RedisKeys.PAGE_COUNT);
+        c.publish.add(RedisKeys.bytes(Long.toString(pageCount)));
+        c.publish.add(RedisKeys.PAGE_SIZE);
+        c.publish.add(RedisKeys.bytes(Integer.toString(pageSize)));
+        for (int slot = 0; slot < META_SLOTS; slot++) {
+            if (metaDirty[slot]) {
+                c.publish.add(RedisKeys.slotField(slot));
+                c.publish.add(copyOut(slot, 1));
+            }
+        }
+        c.ticket = captures++;
+        return c;
+    }
+
+    /** Sends a capture once every earlier one is sent. A failed send fails every later one. */
+    private void sendInTurn(Capture c) {
+        try {
+            synchronized (sendOrder) {
+                while (sentCaptures != c.ticket) {
+                    sendOrder.wait();
                 }
-                for (long head : goneHeads) {
-                    // A page made here and never sent is not in Redis.
-                    if (sentHeads.remove(head) || head < fresh) {
-                        batches.queue(batches.pipeline.del(keys.page(head)));
-                    }
-                }
+            }
+            if (sendFailure != null) {
+                throw new StorageException("an earlier send of store '" + keys.name + "' to " + where
+                        + " failed, so later ones cannot be trusted; reopen the store: " + sendFailure.getMessage(),
+                        sendFailure);
+            }
+            try {
+                send(c);
+            } catch (RuntimeException e) {
+                sendFailure = e;
+                throw e;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            StorageException interrupted = new StorageException("interrupted while waiting to send to " + where);
+            sendFailure = interrupted;
+            throw interrupted;
+        } finally {
+            UnsafeApi.freeMemory(c.memory);
+            synchronized (sendOrder) {
+                sentCaptures = Math.max(sentCaptures, c.ticket + 1);
+                sendOrder.notifyAll();
+            }
+        }
+    }
+
+    private void send(Capture c) {
+        try (Batches batches = new Batches("send pages")) {
+            long at = c.memory;
+            for (int i = 0; i < c.heads.size(); i++) {
+                byte[] value = new byte[(int) c.lengths.getLong(i)];
+                UnsafeApi.copyMemory(null, at, value, UnsafeApi.arrayBaseOffset(byte[].class), value.length);
+                at += value.length;
+                batches.queue(batches.pipeline.set(keys.page(c.heads.getLong(i)), value));
+            }
+            for (int i = 0; i < c.deletes.size(); i++) {
+                batches.queue(batches.pipeline.del(keys.page(c.deletes.getLong(i))));
             }
         } catch (JedisException e) {
             throw failure("send pages", e);
         }
-        List<byte[]> args = new ArrayList<>();
-        args.add(lease.token());
-        args.add(RedisKeys.PAGE_COUNT);
-        args.add(RedisKeys.bytes(Long.toString(pageCount)));
-        args.add(RedisKeys.PAGE_SIZE);
-        args.add(RedisKeys.bytes(Integer.toString(pageSize)));
-        for (int slot = 0; slot < META_SLOTS; slot++) {
-            if (metaDirty[slot]) {
-                args.add(RedisKeys.slotField(slot));
-                args.add(copyOut(slot, 1));
-            }
-        }
         try {
-            redis.eval(PUBLISH, List.of(keys.meta, keys.lease), args);
+            redis.eval(PUBLISH, List.of(keys.meta, keys.lease), c.publish);
         } catch (JedisDataException e) {
             throw leaseError(e);
         } catch (JedisException e) {
