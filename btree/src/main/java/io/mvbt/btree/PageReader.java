@@ -15,4 +15,14 @@ public interface PageReader {
      * {@link io.mvbt.pagestore.CorruptionException} naming the page if it is not so.
      */
     long page(long pageNo, long revision, int type);
+
+    /** Whether {@link #prefetch} is worth calling: the pages come from afar (a remote store). */
+    default boolean prefetches() {
+        return false;
+    }
+
+    /** Hints that the first {@code count} of {@code pageNos} will be read soon, so that they can be fetched together. */
+    default void prefetch(long[] pageNos, int count) {
+        // Pages in memory or a mapped file need no fetching.
+    }
 }

@@ -16,6 +16,8 @@ import io.mvbt.pagestore.CorruptionException;
  */
 public final class TreeCursor {
     private static final int MAX_DEPTH = TreeLimits.MAX_DEPTH;
+    /** Leaves a scan asks for together, on a store whose pages come from afar. */
+    private static final int AHEAD = 16;
 
     private final long[] address = new long[MAX_DEPTH];
     private final int[] index = new int[MAX_DEPTH];
@@ -28,6 +30,12 @@ public final class TreeCursor {
     private long rootRevision;
     private int depth;
     private boolean positioned;
+    private final long[] ahead = new long[AHEAD];
+    /** Whether the reader's pages come from afar ({@link PageReader#prefetches}). */
+    private boolean fetches;
+    /** The parent whose leaves were last asked for, and the index the request reached. */
+    private long aheadParent;
+    private int aheadEnd;
 
     /** Points the cursor at a tree; it is not positioned afterwards. */
     public TreeCursor reset(PageReader reader, long rootPage, long rootRevision, int depth) {
@@ -39,6 +47,8 @@ public final class TreeCursor {
         this.rootRevision = rootRevision;
         this.depth = depth;
         this.positioned = false;
+        this.fetches = reader.prefetches();
+        this.aheadParent = 0;
         return this;
     }
 
@@ -188,6 +198,9 @@ public final class TreeCursor {
             level--;
             if (++index[level] < Node.count(address[level])) {
                 long branch = address[level];
+                if (level == depth - 2) {
+                    fetchAhead(branch, index[level], 1);
+                }
                 descendEdge(level + 1, Node.child(branch, index[level]), Node.childRevision(branch, index[level]),
                         true);
                 return true;
@@ -208,12 +221,34 @@ public final class TreeCursor {
             level--;
             if (--index[level] >= 0) {
                 long branch = address[level];
+                if (level == depth - 2) {
+                    fetchAhead(branch, index[level], -1);
+                }
                 descendEdge(level + 1, Node.child(branch, index[level]), Node.childRevision(branch, index[level]),
                         false);
                 return true;
             }
         }
         return positioned = false;
+    }
+
+    /**
+     * A scan that steps into leaf {@code i} of {@code parent}, on a store whose pages come from
+     * afar: asks for that leaf and the next ones in the direction of travel together, once per
+     * {@link #AHEAD} leaves.
+     */
+    private void fetchAhead(long parent, int i, int step) {
+        if (!fetches || parent == aheadParent && (step > 0 ? i < aheadEnd : i > aheadEnd)) {
+            return;
+        }
+        int n = 0;
+        int count = Node.count(parent);
+        for (int j = i; n < AHEAD && j >= 0 && j < count; j += step) {
+            ahead[n++] = Node.child(parent, j);
+        }
+        aheadParent = parent;
+        aheadEnd = i + n * step;
+        reader.prefetch(ahead, n);
     }
 
     private boolean descendTo(Object keyBase, long keyOff, int keyLen) {

@@ -71,6 +71,16 @@ public interface PageStore extends AutoCloseable {
      */
     void write(long pageNo, java.nio.ByteBuffer source);
 
+    /** Whether {@link #prefetch} is worth calling: the pages come from afar. */
+    default boolean prefetches() {
+        return false;
+    }
+
+    /** Fetches the first {@code count} of {@code pageNos} that are not here yet, together (a hint: may do nothing). */
+    default void prefetch(long[] pageNos, int count) {
+        // Pages in memory or a mapped file are here already.
+    }
+
     /** Tells the store that a run of pages was written (remote and fault-injecting stores track it). */
     void written(long pageNo, int pages);
 

@@ -52,6 +52,16 @@ final class PageAccess implements PageReader {
         return limits;
     }
 
+    @Override
+    public boolean prefetches() {
+        return store.prefetches();
+    }
+
+    @Override
+    public void prefetch(long[] pageNos, int count) {
+        store.prefetch(pageNos, count);
+    }
+
     PageStore store() {
         return store;
     }

@@ -281,14 +281,56 @@ public final class RedisPageStore implements PageStore, SharedPages {
             checkOpen();
             byte[] key = keys.page(pageNo);
             byte[] bytes = call("read page " + pageNo + " (key " + RedisKeys.text(key) + ")", () -> redis.get(key));
-            if (bytes == null) {
-                return local.take(pageNo, 1, null);
+            return bytes == null ? local.take(pageNo, 1, null) : keep(pageNo, bytes);
+        }
+    }
+
+    /** Keeps a page (or run) read from Redis; checks that it is whole pages. */
+    private long keep(long pageNo, byte[] bytes) {
+        if (bytes.length == 0 || bytes.length % pageSize != 0 || bytes.length / pageSize > maxRunPages()) {
+            throw new CorruptionException(pageNo, "of store '" + keys.name + "' on " + where + " (key "
+                    + RedisKeys.text(keys.page(pageNo)) + ") holds " + bytes.length + " bytes, not a run of " + pageSize
+                    + "-byte pages");
+        }
+        return local.take(pageNo, bytes.length / pageSize, bytes);
+    }
+
+    @Override
+    public boolean prefetches() {
+        return true;
+    }
+
+    /** Reads the pages (or runs) not here yet in one pipelined request. */
+    @Override
+    public void prefetch(long[] pageNos, int count) {
+        synchronized (loadLock) {
+            checkOpen();
+            List<Long> wanted = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                if (pageNos[i] < fresh && local.address(pageNos[i]) == 0) {
+                    wanted.add(pageNos[i]);
+                }
             }
-            if (bytes.length == 0 || bytes.length % pageSize != 0 || bytes.length / pageSize > maxRunPages()) {
-                throw new CorruptionException(pageNo, "of store '" + keys.name + "' on " + where + " (key "
-                        + RedisKeys.text(key) + ") holds " + bytes.length + " bytes, not a run of " + pageSize + "-byte pages");
+            if (wanted.isEmpty()) {
+                return;
             }
-            return local.take(pageNo, bytes.length / pageSize, bytes);
+            List<Response<byte[]>> replies = new ArrayList<>();
+            try (AbstractPipeline pipeline = redis.pipelined()) {
+                for (long pageNo : wanted) {
+                    replies.add(pipeline.get(keys.page(pageNo)));
+                }
+                pipeline.sync();
+                for (int i = 0; i < wanted.size(); i++) {
+                    byte[] bytes = replies.get(i).get();
+                    // A value that is not whole pages is left for the read that needs it to report.
+                    if (bytes != null && bytes.length > 0 && bytes.length % pageSize == 0
+                            && bytes.length / pageSize <= maxRunPages()) {
+                        keep(wanted.get(i), bytes);
+                    }
+                }
+            } catch (JedisException | IllegalStateException e) {
+                // Only a hint: the pages are read one by one when they are needed, and fail then if they must.
+            }
         }
     }
 
