@@ -17,8 +17,6 @@ import io.mvbt.pagestore.redis.RedisStoreOptions;
  * again and reads the pages back from Redis. Replay a seed with {@code -Dmvbt.seed=N}.
  */
 class RedisModelTest {
-    private static final int OPS = 1500;
-
     @TempDir
     static Path servers;
     private static RedisServers single;
@@ -42,12 +40,12 @@ class RedisModelTest {
 
     @Test
     void oneRedisServerMatchesTheModel() {
-        run(new ModelHarness(on(single, "one Redis server"), 4096), Integer.getInteger("mvbt.seeds", 8));
+        ModelTest.run(new ModelHarness(on(single, "one Redis server"), 4096), Integer.getInteger("mvbt.seeds", 8));
     }
 
     @Test
     void redisClusterMatchesTheModel() {
-        run(new ModelHarness(on(cluster, "a 3-master Redis Cluster"), 4096), Integer.getInteger("mvbt.seeds", 4));
+        ModelTest.run(new ModelHarness(on(cluster, "a 3-master Redis Cluster"), 4096), Integer.getInteger("mvbt.seeds", 4));
     }
 
     private static ModelHarness.Storage on(RedisServers servers, String what) {
@@ -68,16 +66,5 @@ class RedisModelTest {
                 return what;
             }
         };
-    }
-
-    private static void run(ModelHarness harness, int seeds) {
-        String replay = System.getProperty("mvbt.seed");
-        if (replay != null) {
-            harness.check(Long.parseLong(replay), OPS);
-            return;
-        }
-        for (long seed = 1; seed <= seeds; seed++) {
-            harness.check(seed * 7919, OPS);
-        }
     }
 }

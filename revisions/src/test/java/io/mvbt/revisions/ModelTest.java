@@ -70,7 +70,8 @@ class ModelTest {
         new ModelHarness(true, 4096).run(ops);
     }
 
-    private static void run(ModelHarness harness, int seeds) {
+    /** Runs {@code seeds} seeds of {@link #OPS} operations, or the one {@code -Dmvbt.seed} names. */
+    static void run(ModelHarness harness, int seeds) {
         String replay = System.getProperty("mvbt.seed");
         if (replay != null) {
             harness.check(Long.parseLong(replay), OPS);

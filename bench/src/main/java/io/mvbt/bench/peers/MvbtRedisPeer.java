@@ -4,7 +4,7 @@ import java.nio.file.Path;
 
 import io.mvbt.bench.KvStore;
 import io.mvbt.bench.SyncMode;
-import io.mvbt.pagestore.redis.RedisEndpoint;
+import io.mvbt.bench.redis.RedisServers;
 import io.mvbt.pagestore.redis.RedisPageStore;
 import io.mvbt.pagestore.redis.RedisStoreOptions;
 import io.mvbt.revisions.Store;
@@ -19,9 +19,9 @@ final class MvbtRedisPeer {
     }
 
     static KvStore open(Path dir, SyncMode mode) {
-        RedisServerProcess server = RedisServerProcess.start(dir);
+        RedisServers server = RedisServers.single(dir);
         try {
-            Store store = Store.open(RedisPageStore.open(RedisEndpoint.single("127.0.0.1", server.port), "bench",
+            Store store = Store.open(RedisPageStore.open(server.endpoint(), "bench",
                     RedisStoreOptions.defaults()), MvbtPeer.options(mode));
             return new MvbtPeer(store, server::datasetBytes, server::close);
         } catch (RuntimeException | Error e) {

@@ -54,7 +54,7 @@ public final class ReaderScaleOut {
             }
         }
         Path dir = Files.createTempDirectory("mvbt-redis-readers");
-        try (RedisCluster cluster = RedisCluster.start(dir, 3)) {
+        try (RedisServers cluster = RedisServers.cluster(dir, 3)) {
             RedisEndpoint endpoint = cluster.endpoint();
             load(endpoint, entries);
             System.out.println("# Readers on a 3-master Redis Cluster (loopback), " + entries + " entries");
