@@ -209,6 +209,46 @@ class RedisWriterTest {
         }
     }
 
+    /**
+     * A transaction that frees pages it made itself (a large value written twice frees its first
+     * run), with a checkpoint sending between the free and the commit: the checkpoint takes the
+     * discard, the commit reports the run written, and it must reach neither Redis (a key that
+     * nothing deletes) nor memory.
+     */
+    @Test
+    void pagesATransactionMadeAndFreedNeverReachRedis() throws Exception {
+        String name = newName();
+        byte[] big = new byte[3 * 4096];
+        try (Store store = Store.open(RedisPageStore.open(single.endpoint(), name, options(Duration.ofSeconds(10))),
+                StoreOptions.defaults().durability(Durability.NORMAL))) {
+            for (int round = 0; round < 5; round++) {
+                try (WriteTxn tx = store.beginWrite()) {
+                    Tree t = tx.createTreeIfAbsent("t");
+                    for (int i = 0; i < 20; i++) {
+                        big[0] = (byte) round;
+                        tx.put(t, key(i), big);
+                        big[0] = (byte) (round + 100);
+                        tx.put(t, key(i), big);
+                    }
+                    // A checkpoint while the transaction runs (it needs no writer).
+                    java.util.concurrent.CompletableFuture.runAsync(store::sync).get();
+                    tx.commit();
+                }
+            }
+        }
+        long pageKeys = single.countKeys("mvbt:" + name + ":p:*");
+        try (Store store = open(single.endpoint(), name, options(Duration.ofSeconds(10)))) {
+            assertEquals(104, get(store, 7)[0]);
+            store.check().throwIfDamaged();
+            // A run is one key: the 20 runs in use count once each, not per page.
+            TreeStats t;
+            try (Snapshot s = store.beginRead()) {
+                t = s.treeStats(store.tree("t"));
+            }
+            assertEquals(store.stats().pagesInUse() - 4 - t.overflowPages() + 20, pageKeys);
+        }
+    }
+
     @Test
     void aCleanCloseLeavesOnlyReachablePages() throws Exception {
         String name = newName();

@@ -369,7 +369,11 @@ final class FreeSpace {
     /** Tells the page store which runs the running transaction wrote (a remote store sends them). */
     void reportWritten() {
         for (int i = 0; i < allocated.size(); i += 2) {
-            store.written(allocated.getLong(i), (int) allocated.getLong(i + 1));
+            long page = allocated.getLong(i);
+            // A run freed again within the transaction is gone (a remote store discarded it already).
+            if (inUse.get(page)) {
+                store.written(page, (int) allocated.getLong(i + 1));
+            }
         }
     }
 

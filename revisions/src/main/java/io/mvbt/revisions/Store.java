@@ -81,9 +81,10 @@ public final class Store implements AutoCloseable {
     private static final long REMOTE_LOOK_NANOS = 200_000_000L;
     /** Serializes a remote reader's fetches and reads of the meta slots and its registrations. */
     private final Object followLock = new Object();
-    /** The durable revision when the writer last looked (the newest revision readers elsewhere could read). */
-    private long lastPublished = -1;
-    /** Revisions published and then replaced, with when the writer saw it (nanoTime): readers elsewhere may hold them. */
+    /**
+     * Revisions published and then replaced, with when (nanoTime): readers elsewhere may hold them.
+     * Filled where the durable revision moves (the writer and the checkpointer), read by the writer.
+     */
     private final org.agrona.collections.LongArrayList replaced = new org.agrona.collections.LongArrayList();
     /** The newest meta a read-only store has followed, and its revision. */
     private volatile Followed followed;
@@ -561,11 +562,16 @@ public final class Store implements AutoCloseable {
     }
 
     void release(int slot) {
-        registry.release(slot);
         if (remote != null && readOnly) {
-            long[] revisions = new long[registry.capacity()];
-            remote.hold(revisions, registry.collect(revisions), false);
+            // Under the lock of snapshot opens: a list collected before an open and told after it would drop its revision.
+            synchronized (followLock) {
+                registry.release(slot);
+                long[] revisions = new long[registry.capacity()];
+                remote.hold(revisions, registry.collect(revisions), false);
+            }
+            return;
         }
+        registry.release(slot);
     }
 
     boolean expired(int slot) {
@@ -757,6 +763,19 @@ public final class Store implements AutoCloseable {
         return n;
     }
 
+    /**
+     * The durable revision is about to move on from {@code previous}, which readers on other hosts
+     * may have read: it is held until they have surely registered it (see {@link #addRemoteHolders}).
+     */
+    private void replaced(long previous) {
+        if (remote != null && !readOnly) {
+            synchronized (replaced) {
+                replaced.addLong(previous);
+                replaced.addLong(System.nanoTime());
+            }
+        }
+    }
+
     /** Adds a revision to the first {@code n} of {@link #held}, keeping them ascending and distinct. */
     private int addHeld(long revision, int n) {
         int at = java.util.Arrays.binarySearch(held, 0, n, revision);
@@ -778,28 +797,22 @@ public final class Store implements AutoCloseable {
      * between reading a meta and registering it (see {@link SharedPages}).
      */
     private int addRemoteHolders(int n) {
-        long durable = durableRevision;
-        if (durable != lastPublished) {
-            if (lastPublished >= 0) {
-                replaced.addLong(lastPublished);
-                replaced.addLong(System.nanoTime());
-            }
-            lastPublished = durable;
-        }
         // At close, a fresh look lets go of everything it can; else one look per period at most.
         SharedPages.Held look = remote.heldElsewhere(closing ? 0 : REMOTE_LOOK_NANOS);
-        int kept = 0;
-        for (int i = 0; i < replaced.size(); i += 2) {
-            long revision = replaced.getLong(i);
-            long at = replaced.getLong(i + 1);
-            if (look.someoneReading() || look.lookedAtNanos() - at <= 0) {
-                replaced.setLong(kept++, revision);
-                replaced.setLong(kept++, at);
-                n = addHeld(revision, n);
+        synchronized (replaced) {
+            int kept = 0;
+            for (int i = 0; i < replaced.size(); i += 2) {
+                long revision = replaced.getLong(i);
+                long at = replaced.getLong(i + 1);
+                if (look.someoneReading() || look.lookedAtNanos() - at <= 0) {
+                    replaced.setLong(kept++, revision);
+                    replaced.setLong(kept++, at);
+                    n = addHeld(revision, n);
+                }
             }
-        }
-        while (replaced.size() > kept) {
-            replaced.removeAt(replaced.size() - 1);
+            while (replaced.size() > kept) {
+                replaced.removeAt(replaced.size() - 1);
+            }
         }
         for (long revision : look.revisions()) {
             n = addHeld(revision, n);
@@ -832,6 +845,7 @@ public final class Store implements AutoCloseable {
                 syncOrFail();
                 announce(slot, seq, r);
                 slots.setDurable(slot);
+                replaced(durableBefore);
                 durableRevision = revision;
                 latest = r;
             } finally {
@@ -1029,6 +1043,7 @@ public final class Store implements AutoCloseable {
                 try {
                     slots.setDurable(pending);
                     slots.setPending(-1);
+                    replaced(durableRevision);
                     durableRevision = h.revision;
                     checkpoints++;
                 } finally {

@@ -441,7 +441,14 @@ public final class RedisPageStore implements PageStore, SharedPages {
         c.memory = UnsafeApi.allocateMemory(Math.max(bytes, 1));
         long at = c.memory;
         for (int i = 0; i < c.heads.size(); i++) {
-            UnsafeApi.copyMemory(address(c.heads.getLong(i)), at, c.lengths.getLong(i));
+            // A page discarded since it was reported has no slot: leave it out (an empty value marks it).
+            long address = local.address(c.heads.getLong(i));
+            if (address == 0) {
+                c.lengths.setLong(i, 0);
+                sent.remove(c.heads.getLong(i));
+                continue;
+            }
+            UnsafeApi.copyMemory(address, at, c.lengths.getLong(i));
             at += c.lengths.getLong(i);
         }
         synchronized (sentHeads) {
@@ -507,6 +514,9 @@ public final class RedisPageStore implements PageStore, SharedPages {
         try (Batches batches = new Batches("send pages")) {
             long at = c.memory;
             for (int i = 0; i < c.heads.size(); i++) {
+                if (c.lengths.getLong(i) == 0) {
+                    continue;
+                }
                 byte[] value = new byte[(int) c.lengths.getLong(i)];
                 UnsafeApi.copyMemory(null, at, value, UnsafeApi.arrayBaseOffset(byte[].class), value.length);
                 at += value.length;
