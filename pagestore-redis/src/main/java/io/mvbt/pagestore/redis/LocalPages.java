@@ -2,9 +2,9 @@ package io.mvbt.pagestore.redis;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 import org.agrona.BufferUtil;
 import org.agrona.UnsafeApi;
@@ -37,7 +37,7 @@ final class LocalPages {
     /** Single slots given back. */
     private final LongArrayList freeSlots = new LongArrayList();
     /** Runs of slots given back, by length. */
-    private final Map<Integer, LongArrayList> freeRuns = new HashMap<>();
+    private final TreeMap<Integer, LongArrayList> freeRuns = new TreeMap<>();
     /** The length of every run of more than one page, by its first page. */
     private final Long2LongHashMap runLengths = new Long2LongHashMap(0);
     private volatile Arena[] byAddress = new Arena[0];
@@ -99,7 +99,7 @@ final class LocalPages {
             synchronized (runLengths) {
                 runLengths.remove(pageNo);
             }
-            freeRuns.computeIfAbsent(count, c -> new LongArrayList()).addLong(address);
+            giveBackRun(address, count);
         }
     }
 
@@ -112,13 +112,36 @@ final class LocalPages {
         return pageNo + Math.max(1, length);
     }
 
+    private void giveBackRun(long address, int count) {
+        freeRuns.computeIfAbsent(count, c -> new LongArrayList()).addLong(address);
+    }
+
+    /**
+     * Contiguous free slots: a single one given back, else the shortest run given back that is long
+     * enough (its rest given back again), else new memory. So runs of every length, and single
+     * pages, reuse what runs gave back.
+     */
     private long slots(int count) {
         if (count == 1 && !freeSlots.isEmpty()) {
             return freeSlots.removeAt(freeSlots.size() - 1);
         }
-        LongArrayList runs = count > 1 ? freeRuns.get(count) : null;
-        if (runs != null && !runs.isEmpty()) {
-            return runs.removeAt(runs.size() - 1);
+        Map.Entry<Integer, LongArrayList> fit = freeRuns.ceilingEntry(count);
+        if (fit != null) {
+            int length = fit.getKey();
+            LongArrayList runs = fit.getValue();
+            long address = runs.removeAt(runs.size() - 1);
+            if (runs.isEmpty()) {
+                freeRuns.remove(length);
+            }
+            if (length > count) {
+                long rest = address + (long) count * pageSize;
+                if (length - count == 1) {
+                    freeSlots.addLong(rest);
+                } else {
+                    giveBackRun(rest, length - count);
+                }
+            }
+            return address;
         }
         long bytes = (long) count * pageSize;
         if (current == null || used + bytes > current.bytes()) {
