@@ -140,7 +140,7 @@ class RedisWriterTest {
     @Test
     void aKilledWriterLosesNothingItAcknowledged() throws Exception {
         String name = newName();
-        Process child = ChildJvm.start(null, RedisWriterChild.class, cluster.endpoint().toString(), name, "1000");
+        Process child = ChildJvm.start(null, RedisWriterChild.class, cluster.endpoint().toString(), name, "3000");
         int acknowledged = -1;
         try {
             BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
@@ -158,7 +158,7 @@ class RedisWriterTest {
             child.destroyForcibly().waitFor();
         }
         assertTrue(acknowledged >= 150, "the child committed only up to " + acknowledged);
-        // The dead writer's lease runs out after a second; the new writer waits for it.
+        // The dead writer's lease runs out after 3 s; the new writer waits for it.
         try (Store after = open(cluster.endpoint(), name, options(Duration.ofSeconds(10)).leaseWait(Duration.ofSeconds(10)))) {
             for (int i = 0; i <= acknowledged; i++) {
                 assertArrayEquals(value(i), get(after, i), "acknowledged key " + i);
