@@ -15,13 +15,16 @@ import io.mvbt.pagestore.PageStore;
  * <li>{@code reusable}: pages that may be allocated now.
  * <li>{@link PendingPages}: pages freed but perhaps still visible to a held revision.
  * </ul>
- * Every page below the page count is exactly one of: in use, reusable, pending.
+ * Every page below the page count is exactly one of: in use, reusable, pending, or (in a store
+ * that never reuses page numbers) discarded.
  */
 final class FreeSpace {
     private final PageStore store;
     final PageSet inUse = new PageSet();
     final PageSet reusable = new PageSet();
     final PendingPages pending = new PendingPages();
+    /** Pages given up for good (a store that never reuses page numbers); empty for one that does. */
+    final PageSet discarded = new PageSet();
     /** Pages whose in-use bit differs from the persisted free map. */
     final FlipSet flips = new FlipSet();
 
@@ -331,6 +334,7 @@ final class FreeSpace {
     void reset() {
         inUse.clearAll();
         reusable.clearAll();
+        discarded.clearAll();
         pending.clear();
         flips.clear();
         hint = PageStore.META_SLOTS;
@@ -347,6 +351,9 @@ final class FreeSpace {
 
     private void release(long page, int pages) {
         if (!reuse) {
+            for (long p = page; p < page + pages; p++) {
+                discarded.set(p);
+            }
             store.discard(page, pages);
             return;
         }
@@ -423,10 +430,11 @@ final class FreeSpace {
      * reuses pages; else only pages it gains from now on are).
      */
     void loaded() {
-        long count = reuse ? store.pageCount() : PageStore.META_SLOTS;
+        long count = store.pageCount();
         for (long p = PageStore.META_SLOTS; p < count; p++) {
             if (!inUse.get(p)) {
-                reusable.set(p);
+                // A store that never reuses page numbers has given up every page not in use.
+                (reuse ? reusable : discarded).set(p);
             }
         }
         for (long p = 0; p < PageStore.META_SLOTS; p++) {

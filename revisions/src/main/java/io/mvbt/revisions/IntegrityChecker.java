@@ -234,11 +234,12 @@ final class IntegrityChecker {
                 problems.add("page " + p + (isReached ? " is reached but the persisted free map says free"
                         : " is free but the persisted free map says in use"));
             }
-            int states = (inUse ? 1 : 0) + (reusable ? 1 : 0) + (waiting ? 1 : 0);
-            // A store that never reuses page numbers discards freed pages: they are in no state.
-            if (p >= PageStore.META_SLOTS && (states > 1 || states == 0 && store.pages().reusesPages())) {
+            boolean gone = space.discarded.get(p);
+            int states = (inUse ? 1 : 0) + (reusable ? 1 : 0) + (waiting ? 1 : 0) + (gone ? 1 : 0);
+            if (p >= PageStore.META_SLOTS && states != 1) {
                 problems.add("page " + p + " is " + (inUse ? "in use " : "") + (reusable ? "reusable " : "")
-                        + (waiting ? "waiting " : "") + (states == 0 ? "nothing (lost)" : "at once"));
+                        + (waiting ? "waiting " : "") + (gone ? "discarded " : "")
+                        + (states == 0 ? "nothing (lost)" : "at once"));
             }
             if (problems.size() > 100) {
                 return;
@@ -246,16 +247,16 @@ final class IntegrityChecker {
         }
     }
 
-    /** Nothing an open snapshot can reach may be reusable. */
+    /** Nothing an open snapshot can reach may be reusable or discarded. */
     private void checkHeldRevisions() {
         FreeSpace space = store.space();
         for (Revision held : store.registry().heldRevisions()) {
             RevisionWalker.walk(reader, held.catalog, RevisionWalker.freeMapOf(held, store.pageSize()), -1,
                     (pageNo, revision, type, address, pages) -> {
                         for (long p = pageNo; p < pageNo + pages; p++) {
-                            if (space.reusable.get(p)) {
-                                problems.add("page " + p + " is reusable but snapshot of revision " + held.revision
-                                        + " reaches it");
+                            if (space.reusable.get(p) || space.discarded.get(p)) {
+                                problems.add("page " + p + " is " + (space.reusable.get(p) ? "reusable" : "discarded")
+                                        + " but snapshot of revision " + held.revision + " reaches it");
                             }
                         }
                     });
