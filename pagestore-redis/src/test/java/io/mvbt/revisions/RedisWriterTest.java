@@ -140,11 +140,13 @@ class RedisWriterTest {
     @Test
     void aKilledWriterLosesNothingItAcknowledged() throws Exception {
         String name = newName();
-        Process child = ChildJvm.start(null, RedisWriterChild.class, cluster.endpoint().toString(), name, "3000");
+        Process child = ChildJvm.start(null, RedisWriterChild.class, cluster.endpoint().toString(), name, "3000", "0",
+                "0");
         int acknowledged = -1;
         try {
             BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
             int killAt = 150 + new Random().nextInt(100);
+            assertEquals("leased", out.readLine());
             String line;
             while ((line = out.readLine()) != null) {
                 assertTrue(line.startsWith("committed "), line);
@@ -165,6 +167,100 @@ class RedisWriterTest {
             }
             after.check().throwIfDamaged();
             put(after, acknowledged + 1000);
+        }
+    }
+
+    /** What a writer JVM printed, read as it prints. */
+    private static final class ChildLines {
+        final java.util.List<String> lines = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        final Process process;
+
+        ChildLines(Process process) {
+            this.process = process;
+            Thread reader = new Thread(() -> {
+                try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                        StandardCharsets.UTF_8))) {
+                    for (String line = out.readLine(); line != null; line = out.readLine()) {
+                        lines.add(line);
+                    }
+                } catch (java.io.IOException e) {
+                    lines.add("read failed: " + e);
+                }
+            });
+            reader.setDaemon(true);
+            reader.start();
+        }
+
+        int committed() {
+            synchronized (lines) {
+                return (int) lines.stream().filter(l -> l.startsWith("committed ")).count();
+            }
+        }
+
+        boolean leased() {
+            return lines.contains("leased");
+        }
+
+        /** The keys it acknowledged; fails on any line that is not a lease or a commit. */
+        java.util.List<Integer> acknowledged() {
+            java.util.List<Integer> keys = new java.util.ArrayList<>();
+            synchronized (lines) {
+                for (String l : lines) {
+                    if (l.startsWith("committed ")) {
+                        keys.add(Integer.parseInt(l.substring("committed ".length())));
+                    } else {
+                        assertEquals("leased", l, "the writer printed");
+                    }
+                }
+            }
+            return keys;
+        }
+    }
+
+    /**
+     * Two writer JVMs start together: one takes the lease and commits, the other waits. Once the
+     * first is killed, the second takes over after the lease runs out, and every commit either
+     * acknowledged is in the store.
+     */
+    @Test
+    void twoWriterProcessesTakeTurnsThroughTheLease() throws Exception {
+        String name = newName();
+        ChildLines a = new ChildLines(ChildJvm.start(null, RedisWriterChild.class, cluster.endpoint().toString(), name,
+                "3000", "60000", "0"));
+        ChildLines b = new ChildLines(ChildJvm.start(null, RedisWriterChild.class, cluster.endpoint().toString(), name,
+                "3000", "60000", "500000"));
+        try {
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (a.committed() < 100 && b.committed() < 100) {
+                assertTrue(System.nanoTime() < deadline, "no writer got going: " + a.lines + " " + b.lines);
+                Thread.sleep(20);
+            }
+            ChildLines first = a.committed() >= 100 ? a : b;
+            ChildLines second = first == a ? b : a;
+            assertTrue(!second.leased(), "both writers held the lease at once");
+            first.process.toHandle().destroyForcibly();
+            first.process.waitFor();
+            while (second.committed() < 100) {
+                assertTrue(System.nanoTime() < deadline, "the waiting writer never took over: " + second.lines);
+                Thread.sleep(20);
+            }
+            second.process.toHandle().destroyForcibly();
+            second.process.waitFor();
+            Thread.sleep(200);
+            try (Store after = open(cluster.endpoint(), name, options(Duration.ofSeconds(10))
+                    .leaseWait(Duration.ofSeconds(10)))) {
+                for (ChildLines writer : java.util.List.of(first, second)) {
+                    java.util.List<Integer> keys = writer.acknowledged();
+                    assertTrue(keys.size() >= 100, "acknowledged " + keys.size());
+                    for (int k : keys) {
+                        assertArrayEquals(value(k), get(after, k), "acknowledged key " + k);
+                    }
+                }
+                after.check().throwIfDamaged();
+            }
+        } finally {
+            a.process.toHandle().destroyForcibly();
+            b.process.toHandle().destroyForcibly();
         }
     }
 
