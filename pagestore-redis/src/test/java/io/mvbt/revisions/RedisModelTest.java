@@ -2,10 +2,7 @@ package io.mvbt.revisions;
 
 import java.nio.file.Path;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import io.mvbt.pagestore.redis.RedisPageStore;
 import io.mvbt.pagestore.redis.RedisServers;
@@ -16,28 +13,7 @@ import io.mvbt.pagestore.redis.RedisStoreOptions;
  * a cluster of three masters. Every run gets a store of its own name; reopening takes the lease
  * again and reads the pages back from Redis. Replay a seed with {@code -Dmvbt.seed=N}.
  */
-class RedisModelTest {
-    @TempDir
-    static Path servers;
-    private static RedisServers single;
-    private static RedisServers cluster;
-
-    @BeforeAll
-    static void startRedis() throws Exception {
-        single = RedisServers.single(servers.resolve("single"));
-        cluster = RedisServers.cluster(servers.resolve("cluster"), 3);
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        if (single != null) {
-            single.close();
-        }
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
-
+class RedisModelTest extends RedisTestServers {
     @Test
     void oneRedisServerMatchesTheModel() {
         ModelTest.run(new ModelHarness(on(single, "one Redis server"), 4096), Integer.getInteger("mvbt.seeds", 8));

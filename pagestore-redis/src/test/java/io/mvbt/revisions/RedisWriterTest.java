@@ -10,15 +10,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Random;
 import java.util.TreeMap;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import io.mvbt.pagestore.MvbtException;
 import io.mvbt.pagestore.StorageException;
@@ -34,28 +30,8 @@ import io.mvbt.pagestore.redis.RedisStoreOptions;
  * stale writer refused, a killed writer losing nothing acknowledged, a Redis node going down, and
  * no page left behind that nothing reaches.
  */
-class RedisWriterTest {
-    @TempDir
-    static Path dir;
-    private static RedisServers single;
-    private static RedisServers cluster;
+class RedisWriterTest extends RedisTestServers {
     private static int names;
-
-    @BeforeAll
-    static void startRedis() throws Exception {
-        single = RedisServers.single(dir.resolve("single"));
-        cluster = RedisServers.cluster(dir.resolve("cluster"), 3);
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        if (single != null) {
-            single.close();
-        }
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
 
     static byte[] key(int i) {
         return String.format("key-%08d", i).getBytes(StandardCharsets.UTF_8);
