@@ -81,6 +81,8 @@ public final class Store implements AutoCloseable {
     private static final long REMOTE_LOOK_NANOS = 200_000_000L;
     /** Serializes a remote reader's fetches and reads of the meta slots and its registrations. */
     private final Object followLock = new Object();
+    /** Scratch for the revisions a remote reader holds (under {@link #followLock}). */
+    private long[] remoteHeld = new long[0];
     /**
      * Revisions published and then replaced, with when (nanoTime): readers elsewhere may hold them.
      * Filled where the durable revision moves (the writer and the checkpointer), read by the writer.
@@ -549,16 +551,23 @@ public final class Store implements AutoCloseable {
      * (see {@link SharedPages}); read again if the reading mark lapsed before the registration.
      */
     private Revision holdRemote(int slot) {
-        long[] revisions = new long[registry.capacity()];
         synchronized (followLock) {
             while (true) {
                 Revision r = followRemote(true);
                 registry.hold(slot, r);
-                if (remote.hold(revisions, registry.collect(revisions), true)) {
+                if (tellRemoteHeld(true)) {
                     return r;
                 }
             }
         }
+    }
+
+    /** Tells the revisions this process's snapshots hold to the writer elsewhere (see {@link SharedPages#hold}); under {@link #followLock}. */
+    private boolean tellRemoteHeld(boolean mustReach) {
+        if (remoteHeld.length < registry.capacity()) {
+            remoteHeld = new long[registry.capacity()];
+        }
+        return remote.hold(remoteHeld, registry.collect(remoteHeld), mustReach);
     }
 
     void release(int slot) {
@@ -566,8 +575,7 @@ public final class Store implements AutoCloseable {
             // Under the lock of snapshot opens: a list collected before an open and told after it would drop its revision.
             synchronized (followLock) {
                 registry.release(slot);
-                long[] revisions = new long[registry.capacity()];
-                remote.hold(revisions, registry.collect(revisions), false);
+                tellRemoteHeld(false);
             }
             return;
         }
@@ -1011,7 +1019,7 @@ public final class Store implements AutoCloseable {
                 }
                 int pending;
                 Revision h;
-                Runnable send = null;
+                Runnable send;
                 lockMeta();
                 try {
                     h = latest;
@@ -1029,16 +1037,14 @@ public final class Store implements AutoCloseable {
                     MetaPage.writeSteadyCopy(pages, checksums, slots.head(), pending, seq);
                     wroteMeta(pending, seq, h);
                     slots.setPending(pending);
-                    if (!file) {
-                        // A store that sends pages elsewhere sends them and then the steady meta in
-                        // order, in one send. It copies them here, as no commit can seal a page it
-                        // copies (a page sent while being sealed would arrive torn), and sends after.
-                        send = pages.prepareSync();
-                    }
+                    // Synced after the lock. A store that sends pages elsewhere sends them and then
+                    // the steady meta in order, in one send; it copies them here, as no commit can
+                    // seal a page it copies (a page sent while being sealed would arrive torn).
+                    send = pages.prepareSync();
                 } finally {
                     metaLock.unlock();
                 }
-                syncOrFail(send != null ? send : pages::sync);
+                syncOrFail(send);
                 lockMeta();
                 try {
                     slots.setDurable(pending);

@@ -30,7 +30,6 @@ import io.mvbt.revisions.WriteTxn;
  */
 public final class ReaderScaleOut {
     private static final String TREE = "bench";
-    private static final ThreadLocal<UnsafeBuffer> KEY_VIEW = ThreadLocal.withInitial(() -> new UnsafeBuffer(new byte[0]));
 
     private ReaderScaleOut() {
     }
@@ -126,6 +125,7 @@ public final class ReaderScaleOut {
         double seconds = Double.parseDouble(args[3]);
         Workload w = new Workload();
         byte[] key = new byte[Workload.KEY_SIZE];
+        UnsafeBuffer keyView = new UnsafeBuffer(key);
         byte[] expected = new byte[Workload.VALUE_SIZE];
         UnsafeBuffer out = new UnsafeBuffer(new byte[0]);
         try (Store store = Store.open(RedisPageStore.openReader(endpoint, "scaleout", RedisStoreOptions.defaults()),
@@ -134,7 +134,7 @@ public final class ReaderScaleOut {
             Rng rng = new Rng(Workload.SEED + 100 + Integer.parseInt(args[4]));
             long start = System.nanoTime();
             for (long j = 0; j < entries; j++) {
-                check(s, t, w, rng.nextLong(entries), key, expected, out);
+                check(s, t, w, rng.nextLong(entries), key, keyView, expected, out);
             }
             double cold = entries / ((System.nanoTime() - start) / 1e9);
             long reads = 0;
@@ -142,7 +142,7 @@ public final class ReaderScaleOut {
             start = System.nanoTime();
             while (System.nanoTime() < end) {
                 for (int k = 0; k < 1000; k++) {
-                    check(s, t, w, rng.nextLong(entries), key, expected, out);
+                    check(s, t, w, rng.nextLong(entries), key, keyView, expected, out);
                 }
                 reads += 1000;
             }
@@ -151,10 +151,9 @@ public final class ReaderScaleOut {
         }
     }
 
-    private static void check(Snapshot s, Tree t, Workload w, long i, byte[] key, byte[] expected, UnsafeBuffer out) {
+    private static void check(Snapshot s, Tree t, Workload w, long i, byte[] key, UnsafeBuffer keyView, byte[] expected,
+            UnsafeBuffer out) {
         Workload.presentKey(i, key);
-        UnsafeBuffer keyView = KEY_VIEW.get();
-        keyView.wrap(key);
         w.value(i, 0, expected);
         if (!s.get(t, keyView, out) || out.capacity() != expected.length || !equal(out, expected)) {
             throw new IllegalStateException("key " + i + " misread");

@@ -287,12 +287,17 @@ public final class RedisPageStore implements PageStore, SharedPages {
 
     /** Keeps a page (or run) read from Redis; checks that it is whole pages. */
     private long keep(long pageNo, byte[] bytes) {
-        if (bytes.length == 0 || bytes.length % pageSize != 0 || bytes.length / pageSize > maxRunPages()) {
+        if (!wholePages(bytes)) {
             throw new CorruptionException(pageNo, "of store '" + keys.name + "' on " + where + " (key "
                     + RedisKeys.text(keys.page(pageNo)) + ") holds " + bytes.length + " bytes, not a run of " + pageSize
                     + "-byte pages");
         }
         return local.take(pageNo, bytes.length / pageSize, bytes);
+    }
+
+    /** Whether a value read from Redis is a page or a run of pages. */
+    private boolean wholePages(byte[] bytes) {
+        return bytes.length > 0 && bytes.length % pageSize == 0 && bytes.length / pageSize <= maxRunPages();
     }
 
     @Override
@@ -323,8 +328,7 @@ public final class RedisPageStore implements PageStore, SharedPages {
                 for (int i = 0; i < wanted.size(); i++) {
                     byte[] bytes = replies.get(i).get();
                     // A value that is not whole pages is left for the read that needs it to report.
-                    if (bytes != null && bytes.length > 0 && bytes.length % pageSize == 0
-                            && bytes.length / pageSize <= maxRunPages()) {
+                    if (bytes != null && wholePages(bytes)) {
                         keep(wanted.get(i), bytes);
                     }
                 }
@@ -427,28 +431,28 @@ public final class RedisPageStore implements PageStore, SharedPages {
         Capture c = new Capture();
         boolean[] metaDirty = new boolean[META_SLOTS];
         LongHashSet sent = new LongHashSet();
+        LongArrayList addresses = new LongArrayList();
         long bytes = 0;
         for (int i = 0; i < runs.size(); i += 2) {
             long head = runs.getLong(i);
             if (head < META_SLOTS) {
                 metaDirty[(int) head] = true;
-            } else if (!goneHeads.contains(head) && sent.add(head)) {
+                continue;
+            }
+            // A page discarded since it was reported has no slot any more: it is not sent.
+            long address = goneHeads.contains(head) || sent.contains(head) ? 0 : local.address(head);
+            if (address != 0) {
+                sent.add(head);
                 c.heads.addLong(head);
                 c.lengths.addLong(runs.getLong(i + 1) * pageSize);
+                addresses.addLong(address);
                 bytes += runs.getLong(i + 1) * pageSize;
             }
         }
         c.memory = UnsafeApi.allocateMemory(Math.max(bytes, 1));
         long at = c.memory;
         for (int i = 0; i < c.heads.size(); i++) {
-            // A page discarded since it was reported has no slot: leave it out (an empty value marks it).
-            long address = local.address(c.heads.getLong(i));
-            if (address == 0) {
-                c.lengths.setLong(i, 0);
-                sent.remove(c.heads.getLong(i));
-                continue;
-            }
-            UnsafeApi.copyMemory(address, at, c.lengths.getLong(i));
+            UnsafeApi.copyMemory(addresses.getLong(i), at, c.lengths.getLong(i));
             at += c.lengths.getLong(i);
         }
         synchronized (sentHeads) {
@@ -514,9 +518,6 @@ public final class RedisPageStore implements PageStore, SharedPages {
         try (Batches batches = new Batches("send pages")) {
             long at = c.memory;
             for (int i = 0; i < c.heads.size(); i++) {
-                if (c.lengths.getLong(i) == 0) {
-                    continue;
-                }
                 byte[] value = new byte[(int) c.lengths.getLong(i)];
                 UnsafeApi.copyMemory(null, at, value, UnsafeApi.arrayBaseOffset(byte[].class), value.length);
                 at += value.length;
