@@ -6,7 +6,9 @@ package io.mvbt.pagestore;
  *
  * <p>Pages 0 to {@code META_SLOTS - 1} are the meta slots; the layers above decide what they hold.
  * Memory returned by {@link #address} stays valid while the store is reachable, also after the store
- * grows; after {@link #truncate} the pages past the new end must no longer be touched.
+ * grows; after {@link #truncate} the pages past the new end must no longer be touched. A store that
+ * keeps only some pages in memory (pages elsewhere, a bounded cache) keeps an address valid while
+ * a span begun before the lookup ({@link #beginSpan}) is open.
  */
 public interface PageStore extends AutoCloseable {
     /**
@@ -79,6 +81,20 @@ public interface PageStore extends AutoCloseable {
     /** Fetches the first {@code count} of {@code pageNos} that are not here yet, together (a hint: may do nothing). */
     default void prefetch(long[] pageNos, int count) {
         // Pages in memory or a mapped file are here already.
+    }
+
+    /**
+     * Begins a span in which the caller may keep addresses from {@link #address} (a snapshot, a
+     * write turn): a store that evicts pages from memory evicts none looked up while the span is
+     * open. Returns the token for {@link #endSpan}.
+     */
+    default long beginSpan() {
+        return 0;
+    }
+
+    /** Ends a span begun with {@link #beginSpan}; the addresses looked up in it may go. */
+    default void endSpan(long span) {
+        // A store that keeps its pages in memory or a mapping never takes an address back.
     }
 
     /** Tells the store that a run of pages was written (remote and fault-injecting stores track it). */

@@ -6,7 +6,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
@@ -98,7 +97,9 @@ public final class Store implements AutoCloseable {
     /** Times the writer or a checkpoint found the meta lock held by the other and had to wait. */
     private final java.util.concurrent.atomic.AtomicLong metaLockWaits = new java.util.concurrent.atomic.AtomicLong();
     private final Object checkpointLock = new Object();
-    private final Semaphore writer = new Semaphore(1);
+    private final WriterPermit writer;
+    /** The page store's span of each registry slot this process holds (see {@link PageStore#beginSpan}). */
+    private final long[] slotSpans;
     private final ConcurrentHashMap<String, Tree> trees = new ConcurrentHashMap<>();
     private final AtomicInteger treeIds = new AtomicInteger();
     /** The internal tree listing detached subtrees not yet freed. */
@@ -148,15 +149,22 @@ public final class Store implements AutoCloseable {
         this.freeMap = new FreeMap(pages.pageSize());
         this.txnPages = new TxnPages(pages, access, space, verified);
         this.editor = new TreeEditor(limits);
-        if (readOnly) {
-            follow();
-        } else if (create) {
-            create();
-        } else {
-            recover();
-        }
-        if (!readOnly) {
-            afterOpen();
+        this.writer = new WriterPermit(pages);
+        this.slotSpans = new long[registry.capacity()];
+        long span = pages.beginSpan();
+        try {
+            if (readOnly) {
+                follow();
+            } else if (create) {
+                create();
+            } else {
+                recover();
+            }
+            if (!readOnly) {
+                afterOpen();
+            }
+        } finally {
+            pages.endSpan(span);
         }
         if (sharedFile != null) {
             space.logFreesTo(freedLog);
@@ -513,13 +521,26 @@ public final class Store implements AutoCloseable {
      */
     public Snapshot beginRead() {
         checkOpen();
-        int slot = registry.claim(ReaderRegistry.SNAPSHOT);
+        int slot = claim(ReaderRegistry.SNAPSHOT);
         try {
             return new Snapshot(this, hold(slot), slot);
         } catch (RuntimeException | Error e) {
-            registry.release(slot);
+            releaseSlot(slot);
             throw e;
         }
+    }
+
+    /** Claims a registry slot, with a span of the page store for the pages looked up through it. */
+    private int claim(long kind) {
+        int slot = registry.claim(kind);
+        slotSpans[slot] = pages.beginSpan();
+        return slot;
+    }
+
+    private void releaseSlot(int slot) {
+        long span = slotSpans[slot];
+        registry.release(slot);
+        pages.endSpan(span);
     }
 
     /** Publishes the newest revision in a registry slot, re-reading until no commit slipped between. */
@@ -574,12 +595,12 @@ public final class Store implements AutoCloseable {
         if (remote != null && readOnly) {
             // Under the lock of snapshot opens: a list collected before an open and told after it would drop its revision.
             synchronized (followLock) {
-                registry.release(slot);
+                releaseSlot(slot);
                 tellRemoteHeld(false);
             }
             return;
         }
-        registry.release(slot);
+        releaseSlot(slot);
     }
 
     boolean expired(int slot) {
@@ -1002,7 +1023,7 @@ public final class Store implements AutoCloseable {
      */
     private void checkpoint(PageAccess sealer) {
         synchronized (checkpointLock) {
-            int slot = registry.claim(ReaderRegistry.CHECKPOINT);
+            int slot = claim(ReaderRegistry.CHECKPOINT);
             try {
                 Revision c = hold(slot);
                 long since = durableRevision;
@@ -1056,7 +1077,7 @@ public final class Store implements AutoCloseable {
                     metaLock.unlock();
                 }
             } finally {
-                registry.release(slot);
+                releaseSlot(slot);
             }
         }
     }

@@ -107,7 +107,7 @@ public final class RedisPageStore implements PageStore, SharedPages {
             throw damaged("its page count " + published + " exceeds the pages reserved, " + reservedBefore);
         }
         this.reserved = reservedBefore;
-        this.local = new LocalPages(pageSize);
+        this.local = new LocalPages(pageSize, options.cacheBytes());
         if (lease == null) {
             // A reader: every page is in Redis.
             this.fresh = Long.MAX_VALUE;
@@ -264,8 +264,18 @@ public final class RedisPageStore implements PageStore, SharedPages {
         if (address != 0) {
             return address;
         }
-        // A page made here since the store opened reads as zeros until written; an older one is in Redis.
-        return pageNo >= fresh ? local.take(pageNo, 1, null) : load(pageNo);
+        // A page made here and not sent reads as zeros until written; one in Redis was evicted, or never read.
+        return inRedis(pageNo) ? load(pageNo) : local.take(pageNo, 1, null);
+    }
+
+    /** Whether a page (or run) not here now is in Redis: made before this writer, or sent by it. */
+    private boolean inRedis(long pageNo) {
+        if (pageNo < fresh) {
+            return true;
+        }
+        synchronized (sentHeads) {
+            return sentHeads.contains(pageNo);
+        }
     }
 
     /**
@@ -312,7 +322,7 @@ public final class RedisPageStore implements PageStore, SharedPages {
             checkOpen();
             List<Long> wanted = new ArrayList<>();
             for (int i = 0; i < count; i++) {
-                if (pageNos[i] < fresh && local.address(pageNos[i]) == 0) {
+                if (!local.has(pageNos[i]) && inRedis(pageNos[i])) {
                     wanted.add(pageNos[i]);
                 }
             }
@@ -363,6 +373,27 @@ public final class RedisPageStore implements PageStore, SharedPages {
             dirty.addLong(pageNo);
             dirty.addLong(pages);
         }
+        local.written(pageNo);
+    }
+
+    @Override
+    public long beginSpan() {
+        return local.beginSpan();
+    }
+
+    @Override
+    public void endSpan(long span) {
+        local.endSpan(span);
+    }
+
+    /** Pages in local memory now (those of open spans and those not sent yet may pass the budget). */
+    public long cachedPages() {
+        return local.pages();
+    }
+
+    /** Pages evicted from local memory since the store opened. */
+    public long evictedPages() {
+        return local.evictions();
     }
 
     @Override
@@ -429,6 +460,7 @@ public final class RedisPageStore implements PageStore, SharedPages {
             goneHeads.add(gone.getLong(i));
         }
         Capture c = new Capture();
+        c.ticket = captures++;
         boolean[] metaDirty = new boolean[META_SLOTS];
         LongHashSet sent = new LongHashSet();
         LongArrayList addresses = new LongArrayList();
@@ -442,6 +474,7 @@ public final class RedisPageStore implements PageStore, SharedPages {
             // A page discarded since it was reported has no slot any more: it is not sent.
             long address = goneHeads.contains(head) || sent.contains(head) ? 0 : local.address(head);
             if (address != 0) {
+                local.copied(head, c.ticket);
                 sent.add(head);
                 c.heads.addLong(head);
                 c.lengths.addLong(runs.getLong(i + 1) * pageSize);
@@ -477,7 +510,6 @@ public final class RedisPageStore implements PageStore, SharedPages {
                 c.publish.add(copyOut(slot, 1));
             }
         }
-        c.ticket = captures++;
         return c;
     }
 
@@ -496,6 +528,7 @@ public final class RedisPageStore implements PageStore, SharedPages {
             }
             try {
                 send(c);
+                local.sent(c.heads, c.ticket);
             } catch (RuntimeException e) {
                 sendFailure = e;
                 throw e;

@@ -8,8 +8,8 @@ import io.mvbt.pagestore.PageStore;
  * How a store on Redis is opened. Immutable; each setter returns a changed copy.
  *
  * <p>Defaults: 4096-byte pages (for a new store), a 10 second writer lease, no wait for another
- * writer's lease, a 5 second timeout per Redis command, and a 10 second registration for readers
- * on other hosts.
+ * writer's lease, a 5 second timeout per Redis command, a 10 second registration for readers
+ * on other hosts, and 1 GiB of local memory for pages.
  */
 public final class RedisStoreOptions {
     private final int pageSize;
@@ -17,19 +17,21 @@ public final class RedisStoreOptions {
     private final Duration leaseWait;
     private final Duration commandTimeout;
     private final Duration readerLease;
+    private final long cacheBytes;
 
     private RedisStoreOptions(int pageSize, Duration leaseTime, Duration leaseWait, Duration commandTimeout,
-            Duration readerLease) {
+            Duration readerLease, long cacheBytes) {
         this.pageSize = pageSize;
         this.leaseTime = leaseTime;
         this.leaseWait = leaseWait;
         this.commandTimeout = commandTimeout;
         this.readerLease = readerLease;
+        this.cacheBytes = cacheBytes;
     }
 
     public static RedisStoreOptions defaults() {
         return new RedisStoreOptions(4096, Duration.ofSeconds(10), Duration.ZERO, Duration.ofSeconds(5),
-                Duration.ofSeconds(10));
+                Duration.ofSeconds(10), 1L << 30);
     }
 
     /** Page size of a store created with these options; an existing store keeps its own. */
@@ -38,7 +40,7 @@ public final class RedisStoreOptions {
             throw new IllegalArgumentException("page size must be a power of two from " + PageStore.MIN_PAGE_SIZE
                     + " to " + PageStore.MAX_PAGE_SIZE + ", not " + pageSize);
         }
-        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease);
+        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes);
     }
 
     /**
@@ -49,7 +51,7 @@ public final class RedisStoreOptions {
         if (leaseTime.toMillis() < 300) {
             throw new IllegalArgumentException("a lease time below 300 ms leaves no time to refresh it: " + leaseTime);
         }
-        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease);
+        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes);
     }
 
     /** How long opening waits for another writer's lease to end before it fails. */
@@ -57,7 +59,7 @@ public final class RedisStoreOptions {
         if (leaseWait.isNegative()) {
             throw new IllegalArgumentException("negative lease wait: " + leaseWait);
         }
-        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease);
+        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes);
     }
 
     /** How long one Redis command may take before it fails (an unreachable node fails after this). */
@@ -65,7 +67,7 @@ public final class RedisStoreOptions {
         if (commandTimeout.toMillis() < 1) {
             throw new IllegalArgumentException("command timeout below 1 ms: " + commandTimeout);
         }
-        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease);
+        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes);
     }
 
 
@@ -77,7 +79,25 @@ public final class RedisStoreOptions {
         if (readerLease.toMillis() < 300) {
             throw new IllegalArgumentException("a reader lease below 300 ms leaves no time to refresh it: " + readerLease);
         }
-        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease);
+        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes);
+    }
+
+    /**
+     * The memory budget for the pages kept locally (off the heap). Past it, pages that are in Redis
+     * are evicted, least recently used first, and read again when needed. Two kinds of pages may
+     * pass it: those a snapshot or write transaction still open has looked up (its zero-copy views
+     * stay valid until it closes), and the writer's pages not sent yet (until the next checkpoint
+     * or durable commit). At least 1 MiB.
+     */
+    public RedisStoreOptions cacheBytes(long cacheBytes) {
+        if (cacheBytes < (1 << 20)) {
+            throw new IllegalArgumentException("a page cache below 1 MiB: " + cacheBytes + " bytes");
+        }
+        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes);
+    }
+
+    public long cacheBytes() {
+        return cacheBytes;
     }
 
     public Duration readerLease() {

@@ -3,7 +3,15 @@ package io.mvbt.pagestore.redis;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicReference;
+
 import org.agrona.UnsafeApi;
+import org.agrona.collections.LongArrayList;
 import org.junit.jupiter.api.Test;
 
 /** Slots of local memory: found by page number, given back on discard, taken again by new pages of any length. */
@@ -43,5 +51,166 @@ class LocalPagesTest {
         assertEquals(42, UnsafeApi.getByte(local.address(10) + 5));
         assertEquals(address, local.address(9));
         assertEquals(address, local.take(9, 2, null), "a page with a slot keeps it");
+    }
+
+    /** Pages from {@code pageNo}: each holds its number in every long. */
+    private static byte[] pageOf(long pageNo, int pages) {
+        byte[] bytes = new byte[pages * PAGE];
+        for (int i = 0; i < bytes.length; i += 8) {
+            UnsafeApi.putLong(bytes, UnsafeApi.arrayBaseOffset(byte[].class) + i, pageNo + i / PAGE);
+        }
+        return bytes;
+    }
+
+    @Test
+    void pagesFromRedisAreEvictedPastTheBudgetLeastRecentlyUsedFirst() {
+        LocalPages local = new LocalPages(PAGE, 1 << 20);
+        long budget = local.budgetPages();
+        for (long p = 10; p < 10 + budget; p++) {
+            local.take(p, 1, pageOf(p, 1));
+        }
+        assertEquals(0, local.evictions());
+        // Pages 10 to 19 are looked up again: the pages not looked up since go first.
+        for (long p = 10; p < 20; p++) {
+            local.address(p);
+        }
+        for (long p = 10_000; p < 10_000 + budget; p++) {
+            local.take(p, 1, pageOf(p, 1));
+        }
+        assertTrue(local.evictions() >= budget, "evicted " + local.evictions());
+        assertTrue(local.pages() <= budget, local.pages() + " pages kept, budget " + budget);
+        for (long p = 10_000 + budget - 10; p < 10_000 + budget; p++) {
+            assertEquals(p, UnsafeApi.getLong(local.address(p) + PAGE - 8), "a page taken last is kept");
+        }
+        assertEquals(0, local.address(25), "a page not looked up for long is evicted");
+    }
+
+    @Test
+    void pagesNotSentAreKeptUntilTheirSendIsDone() {
+        LocalPages local = new LocalPages(PAGE, 1 << 20);
+        long budget = local.budgetPages();
+        LongArrayList made = new LongArrayList();
+        for (long p = 10; p < 10 + budget; p++) {
+            local.take(p, 1, null);
+            made.addLong(p);
+        }
+        local.take(5000, 3, null);
+        made.addLong(5000);
+        for (long p = 10_000; p < 10_000 + 2 * budget; p++) {
+            local.take(p, 1, pageOf(p, 1));
+        }
+        for (long p = 10; p < 10 + budget; p++) {
+            assertTrue(local.has(p), "page " + p + " is only here");
+        }
+        assertTrue(local.has(5002));
+        for (int i = 0; i < made.size(); i++) {
+            local.copied(made.getLong(i), 7);
+        }
+        local.written(11);
+        // A send of an earlier capture does not clean a page copied by a later one.
+        local.sent(made, 6);
+        for (long p = 20_000; p < 20_000 + 2 * budget; p++) {
+            local.take(p, 1, pageOf(p, 1));
+        }
+        assertTrue(local.has(12) && local.has(5000));
+        local.sent(made, 7);
+        for (long p = 30_000; p < 30_000 + 2 * budget; p++) {
+            local.take(p, 1, pageOf(p, 1));
+        }
+        assertTrue(local.has(11), "written again after its copy: not sent yet");
+        assertEquals(0, local.address(12));
+        assertEquals(0, local.address(5000));
+        assertEquals(0, local.address(5002), "a run goes whole");
+    }
+
+    @Test
+    void anOpenSpanKeepsEveryPageItLookedUp() {
+        LocalPages local = new LocalPages(PAGE, 1 << 20);
+        long budget = local.budgetPages();
+        for (long p = 10; p < 10 + budget; p++) {
+            local.take(p, 1, pageOf(p, 1));
+        }
+        long span = local.beginSpan();
+        long[] kept = new long[20];
+        for (int i = 0; i < kept.length; i++) {
+            kept[i] = local.address(10 + i);
+        }
+        long run = local.take(7000, 4, pageOf(7000, 4));
+        for (long p = 10_000; p < 10_000 + 3 * budget; p++) {
+            local.take(p, 1, pageOf(p, 1));
+        }
+        for (int i = 0; i < kept.length; i++) {
+            assertEquals(kept[i], local.address(10 + i));
+            assertEquals(10 + i, UnsafeApi.getLong(kept[i]));
+        }
+        assertEquals(7003, UnsafeApi.getLong(run + 4L * PAGE - 8));
+        // Stamps are not per span: the pages anyone looked up since the span began stay too.
+        assertTrue(local.pages() > 3 * budget, local.pages() + " pages kept, budget " + budget);
+        local.endSpan(span);
+        for (long p = 20_000; p < 20_000 + 3 * budget; p++) {
+            local.take(p, 1, pageOf(p, 1));
+        }
+        assertEquals(0, local.address(10), "evicted once the span ended");
+        assertEquals(0, local.address(7000));
+        assertTrue(local.pages() <= budget, local.pages() + " pages kept, budget " + budget);
+    }
+
+    /**
+     * Threads look pages up and read them in spans while others take new ones past a small budget:
+     * a page looked up in a span holds its own bytes until the span ends, however eviction races it.
+     */
+    @Test
+    void lookupsRacingEvictionNeverSeeAnotherPagesBytes() throws Exception {
+        LocalPages local = new LocalPages(PAGE, 1 << 20);
+        long pages = 4 * local.budgetPages();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        List<Thread> threads = new ArrayList<>();
+        long deadline = System.nanoTime() + 2_000_000_000L;
+        for (int t = 0; t < 3; t++) {
+            int seed = t;
+            threads.add(new Thread(() -> {
+                SplittableRandom random = new SplittableRandom(seed);
+                long[] held = new long[8];
+                long[] addresses = new long[8];
+                try {
+                    while (System.nanoTime() < deadline && failure.get() == null) {
+                        long span = local.beginSpan();
+                        for (int i = 0; i < held.length; i++) {
+                            // Some are runs of three, numbered apart from the single pages.
+                            long unit = random.nextLong(pages);
+                            int length = unit % 7 == 0 ? 3 : 1;
+                            long p = length == 1 ? 10 + unit : 1_000_000 + 3 * unit;
+                            long address = local.address(p);
+                            if (address == 0) {
+                                address = local.take(p, length, pageOf(p, length));
+                            }
+                            held[i] = p;
+                            addresses[i] = address;
+                        }
+                        for (int i = 0; i < held.length; i++) {
+                            long first = UnsafeApi.getLong(addresses[i]);
+                            long last = UnsafeApi.getLong(addresses[i] + PAGE - 8);
+                            if (first != held[i] && last != held[i]) {
+                                throw new AssertionError("page " + held[i] + " reads as " + first + "/" + last);
+                            }
+                            if (first != held[i] || last != held[i]) {
+                                throw new AssertionError("page " + held[i] + " changed while held: " + first + "/" + last);
+                            }
+                        }
+                        local.endSpan(span);
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            }));
+        }
+        threads.forEach(Thread::start);
+        for (Thread thread : threads) {
+            thread.join();
+        }
+        if (failure.get() != null) {
+            throw new AssertionError(failure.get());
+        }
+        assertTrue(local.evictions() > 1000, "evicted " + local.evictions());
     }
 }
