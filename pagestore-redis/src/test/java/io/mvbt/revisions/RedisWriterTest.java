@@ -365,4 +365,115 @@ class RedisWriterTest extends RedisTestServers {
             assertEquals(store.stats().pagesInUse() - 4, pageKeys);
         }
     }
+
+    /** Puts keys {@code from} to {@code from + count - 1} in one transaction, each with {@code value(i + shift)}. */
+    private static void putMany(Store store, int from, int count, int shift) {
+        try (WriteTxn tx = store.beginWrite()) {
+            Tree t = tx.createTreeIfAbsent("t");
+            for (int i = from; i < from + count; i++) {
+                tx.put(t, key(i), value(i + shift));
+            }
+            tx.commit();
+        }
+    }
+
+    /**
+     * A writer that loses its lease leaves pages behind: those its snapshot still held, and those
+     * it sends after its successor took over, before its meta switch is refused. The successor
+     * sweeps them once no reader can reach them, and deletes nothing in use.
+     */
+    @Test
+    void pagesLeftByAWriterThatLostItsLeaseAreSweptByTheNext() throws Exception {
+        String name = newName();
+        String pattern = "mvbt:" + name + ":p:*";
+        Store stale = open(single.endpoint(), name, options(Duration.ofSeconds(30)));
+        RedisPageStore nextPages;
+        try {
+            putMany(stale, 0, 300, 0);
+            Snapshot held = stale.beginRead();
+            putMany(stale, 0, 300, 7);
+            single.cli("DEL", "{mvbt:" + name + "}:lease");
+            nextPages = RedisPageStore.open(single.endpoint(), name, options(Duration.ofSeconds(30)));
+            try (Store next = Store.open(nextPages, StoreOptions.defaults().durability(Durability.SYNC))) {
+                assertThrows(MvbtException.class, () -> putMany(stale, 0, 300, 11));
+                held.close();
+                try {
+                    stale.close();
+                } catch (MvbtException expected) {
+                    // It cannot checkpoint without its lease.
+                }
+                long leftBehind = single.countKeys(pattern) - (next.stats().pagesInUse() - 4);
+                assertTrue(leftBehind > 10, leftBehind + " page keys left behind");
+                for (int i = 0; i < 10; i++) {
+                    put(next, 1000 + i);
+                    Thread.sleep(50);
+                }
+                assertTrue(nextPages.sweptPages() >= leftBehind, nextPages.sweptPages() + " swept of " + leftBehind);
+            }
+        } finally {
+            stale.close();
+        }
+        long pageKeys = single.countKeys(pattern);
+        try (Store after = open(single.endpoint(), name, options(Duration.ofSeconds(30)))) {
+            for (int i = 0; i < 300; i++) {
+                assertArrayEquals(value(i + 7), get(after, i), "key " + i);
+            }
+            for (int i = 1000; i < 1010; i++) {
+                assertArrayEquals(value(i), get(after, i), "key " + i);
+            }
+            after.check().throwIfDamaged();
+            assertEquals(after.stats().pagesInUse() - 4, pageKeys);
+        }
+    }
+
+    /**
+     * The sweep waits for readers elsewhere: a snapshot registered on a revision older than the one
+     * the new writer opened at keeps every page it can reach, unread until the end.
+     */
+    @Test
+    void theSweepSparesPagesAReaderElsewhereStillReaches() throws Exception {
+        String name = newName();
+        String pattern = "mvbt:" + name + ":p:*";
+        Store stale = open(single.endpoint(), name, options(Duration.ofSeconds(30)));
+        RedisPageStore nextPages;
+        try (Store reader = Store.open(RedisPageStore.openReader(single.endpoint(), name, RedisStoreOptions.defaults()),
+                StoreOptions.defaults())) {
+            putMany(stale, 0, 300, 0);
+            Snapshot old = reader.beginRead();
+            putMany(stale, 0, 300, 7);
+            single.cli("DEL", "{mvbt:" + name + "}:lease");
+            try {
+                stale.close();
+            } catch (MvbtException expected) {
+                // It cannot checkpoint without its lease.
+            }
+            nextPages = RedisPageStore.open(single.endpoint(), name, options(Duration.ofSeconds(30)));
+            try (Store next = Store.open(nextPages, StoreOptions.defaults().durability(Durability.SYNC))) {
+                for (int i = 0; i < 10; i++) {
+                    putMany(next, 0, 300, 20 + i);
+                    Thread.sleep(50);
+                }
+                assertEquals(0, nextPages.sweptPages(), "swept while a reader holds an older revision");
+                Tree t = reader.tree("t");
+                for (int i = 0; i < 300; i++) {
+                    assertArrayEquals(value(i), old.get(t, key(i)), "key " + i + " in the old snapshot");
+                }
+                old.close();
+                // Its registration ends with the reader (or with a refresh, within a third of its lease).
+                reader.close();
+                for (int i = 0; i < 10; i++) {
+                    put(next, 1000 + i);
+                    Thread.sleep(50);
+                }
+            }
+        } finally {
+            stale.close();
+        }
+        assertTrue(nextPages.sweptPages() > 0, "nothing swept");
+        long pageKeys = single.countKeys(pattern);
+        try (Store after = open(single.endpoint(), name, options(Duration.ofSeconds(30)))) {
+            after.check().throwIfDamaged();
+            assertEquals(after.stats().pagesInUse() - 4, pageKeys);
+        }
+    }
 }

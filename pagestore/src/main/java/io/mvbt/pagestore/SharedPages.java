@@ -42,4 +42,16 @@ public interface SharedPages {
      * If Redis cannot be reached, the last successful look.
      */
     Held heldElsewhere(long maxAgeNanos);
+
+    /**
+     * Writer: one step of a sweep that deletes what is stored for pages made before this writer
+     * opened that {@code gone} says nothing reaches: pages a writer that died or lost its lease left
+     * behind. The caller calls it only once no reader elsewhere can reach them. Returns true when
+     * every stored page has been looked at.
+     *
+     * @throws StorageException if the step failed; the next starts the sweep again
+     */
+    default boolean sweep(java.util.function.LongPredicate gone) {
+        return true;
+    }
 }

@@ -124,6 +124,15 @@ public final class Store implements AutoCloseable {
     /** Write transactions since the clock was last read for the stale-reader scan (writer thread only). */
     private int sinceStaleClock;
 
+    /**
+     * A writer on shared pages: the revision it opened at, while a sweep of pages left behind by
+     * earlier writers is still to do, else -1; and when it opened (writer thread only).
+     */
+    private long sweepBelow = -1;
+    private long openedNanos;
+    /** Whether a look at the readers elsewhere found none that can reach the pages to sweep. */
+    private boolean sweepReady;
+
     /** A meta announced in the reader table ({@code sequence << 2 | slot}) and the revision it holds. */
     private record Followed(long meta, Revision revision) {
     }
@@ -165,6 +174,10 @@ public final class Store implements AutoCloseable {
             }
         } finally {
             pages.endSpan(span);
+        }
+        if (remote != null && !readOnly && !create) {
+            sweepBelow = latest.revision;
+            openedNanos = System.nanoTime();
         }
         if (sharedFile != null) {
             space.logFreesTo(freedLog);
@@ -691,6 +704,9 @@ public final class Store implements AutoCloseable {
             clearStaleReadersNowAndThen();
             int n = collectHolders();
             space.releasePending(held, n);
+            if (sweepReady) {
+                sweepStep();
+            }
             checkSlowReaders();
             return new WriteTxn(this, latest, txnPages, editor, txnScratch);
         } catch (RuntimeException | Error e) {
@@ -846,7 +862,32 @@ public final class Store implements AutoCloseable {
         for (long revision : look.revisions()) {
             n = addHeld(revision, n);
         }
+        // Pages free when this writer opened may be swept once no reader elsewhere can reach them:
+        // none registered below that revision, and none between a meta and its registration, in a
+        // look begun after the open.
+        if (sweepBelow >= 0 && look.lookedAtNanos() - openedNanos > 0 && !look.someoneReading()
+                && (look.revisions().length == 0 || look.revisions()[0] >= sweepBelow)) {
+            sweepReady = true;
+        }
         return n;
+    }
+
+    /**
+     * One step of the sweep of pages earlier writers left in shared storage: those no revision
+     * reaches (gone from the free space of this writer, which began with every page not in use).
+     * Returns false if the step failed.
+     */
+    private boolean sweepStep() {
+        try {
+            if (remote.sweep(space.discarded::get)) {
+                sweepBelow = -1;
+                sweepReady = false;
+            }
+            return true;
+        } catch (io.mvbt.pagestore.StorageException e) {
+            // Only cleaning: the sweep starts again at a later step.
+            return false;
+        }
     }
 
     void commit(WriteTxn txn, TreeRoot catalog, TreeRoot[] roots, Durability durability) {
@@ -1090,6 +1131,9 @@ public final class Store implements AutoCloseable {
         closing = true;
         int n = collectHolders();
         space.releasePending(held, n);
+        while (sweepReady && sweepStep()) {
+            // A clean close finishes the sweep, unless Redis fails it.
+        }
         syncOrFail();
     }
 

@@ -34,6 +34,24 @@ final class RedisKeys {
         return bytes(pagePrefix + pageNo);
     }
 
+    /** A SCAN pattern that matches every page key of the store (and perhaps others, which {@link #pageNumber} refuses). */
+    String pagePattern() {
+        return pagePrefix.replaceAll("([*?\\[\\]\\\\])", "\\\\$1") + "*";
+    }
+
+    /** The page number of a page key of this store, or -1 for any other key. */
+    long pageNumber(String key) {
+        if (!key.startsWith(pagePrefix) || key.length() == pagePrefix.length() || key.length() > pagePrefix.length() + 18) {
+            return -1;
+        }
+        for (int i = pagePrefix.length(); i < key.length(); i++) {
+            if (key.charAt(i) < '0' || key.charAt(i) > '9') {
+                return -1;
+            }
+        }
+        return Long.parseLong(key.substring(pagePrefix.length()));
+    }
+
     /** The meta hash field of meta slot {@code slot}. */
     static byte[] slotField(int slot) {
         return bytes(Integer.toString(slot));

@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongPredicate;
 
 import org.agrona.BufferUtil;
 import org.agrona.UnsafeApi;
@@ -16,6 +17,7 @@ import io.mvbt.pagestore.SharedPages;
 import io.mvbt.pagestore.StorageException;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
+import redis.clients.jedis.ScanIteration;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
@@ -50,6 +52,8 @@ public final class RedisPageStore implements PageStore, SharedPages {
     /** Commands per pipelined round trip. */
     private static final int BATCH = 512;
     private static final long MAX_RUN_BYTES = 64L << 20;
+    /** Keys a sweep step asks each SCAN for. */
+    private static final int SWEEP_BATCH = 1000;
 
     private final UnifiedJedis redis;
     private final RedisKeys keys;
@@ -73,6 +77,9 @@ public final class RedisPageStore implements PageStore, SharedPages {
     private LongArrayList discarded = new LongArrayList();
     /** First pages of the runs made here and sent since (the writer's): only those, and older ones, need deleting. */
     private final LongHashSet sentHeads = new LongHashSet();
+    /** The sweep under way (writer thread only), or null. */
+    private ScanIteration sweeping;
+    private volatile long swept;
     /** Serializes reads of pages from Redis. */
     private final Object loadLock = new Object();
     /** Serializes captures. */
@@ -683,6 +690,49 @@ public final class RedisPageStore implements PageStore, SharedPages {
         } catch (JedisException e) {
             throw failure(what, e);
         }
+    }
+
+    /**
+     * One step of the sweep: a SCAN batch of page keys (on every node of a cluster), of which those
+     * below this writer's first page that {@code gone} names are deleted.
+     */
+    @Override
+    public boolean sweep(LongPredicate gone) {
+        checkWriter();
+        try {
+            if (sweeping == null) {
+                sweeping = redis.scanIteration(SWEEP_BATCH, keys.pagePattern());
+            }
+            List<byte[]> doomed = new ArrayList<>();
+            for (String key : sweeping.nextBatchList()) {
+                long pageNo = keys.pageNumber(key);
+                if (pageNo >= META_SLOTS && pageNo < fresh && gone.test(pageNo)) {
+                    doomed.add(RedisKeys.bytes(key));
+                }
+            }
+            try (Batches batches = new Batches("sweep page keys")) {
+                for (byte[] key : doomed) {
+                    batches.queue(batches.pipeline.del(key));
+                }
+            }
+            swept += doomed.size();
+            if (sweeping.isIterationCompleted()) {
+                sweeping = null;
+                return true;
+            }
+            return false;
+        } catch (JedisException e) {
+            sweeping = null;
+            throw failure("sweep page keys", e);
+        } catch (StorageException e) {
+            sweeping = null;
+            throw e;
+        }
+    }
+
+    /** Page keys the sweep deleted since the store opened. */
+    public long sweptPages() {
+        return swept;
     }
 
     @Override
