@@ -380,20 +380,21 @@ class RedisWriterTest extends RedisTestServers {
     /**
      * A writer that loses its lease leaves pages behind: those its snapshot still held, and those
      * it sends after its successor took over, before its meta switch is refused. The successor
-     * sweeps them once no reader can reach them, and deletes nothing in use.
+     * sweeps them (on every node of a cluster) once no reader can reach them, and deletes nothing
+     * in use.
      */
     @Test
     void pagesLeftByAWriterThatLostItsLeaseAreSweptByTheNext() throws Exception {
         String name = newName();
         String pattern = "mvbt:" + name + ":p:*";
-        Store stale = open(single.endpoint(), name, options(Duration.ofSeconds(30)));
+        Store stale = open(cluster.endpoint(), name, options(Duration.ofSeconds(30)));
         RedisPageStore nextPages;
         try {
             putMany(stale, 0, 300, 0);
             Snapshot held = stale.beginRead();
             putMany(stale, 0, 300, 7);
-            single.cli("DEL", "{mvbt:" + name + "}:lease");
-            nextPages = RedisPageStore.open(single.endpoint(), name, options(Duration.ofSeconds(30)));
+            cluster.cli("DEL", "{mvbt:" + name + "}:lease");
+            nextPages = RedisPageStore.open(cluster.endpoint(), name, options(Duration.ofSeconds(30)));
             try (Store next = Store.open(nextPages, StoreOptions.defaults().durability(Durability.SYNC))) {
                 assertThrows(MvbtException.class, () -> putMany(stale, 0, 300, 11));
                 held.close();
@@ -402,7 +403,7 @@ class RedisWriterTest extends RedisTestServers {
                 } catch (MvbtException expected) {
                     // It cannot checkpoint without its lease.
                 }
-                long leftBehind = single.countKeys(pattern) - (next.stats().pagesInUse() - 4);
+                long leftBehind = cluster.countKeys(pattern) - (next.stats().pagesInUse() - 4);
                 assertTrue(leftBehind > 10, leftBehind + " page keys left behind");
                 for (int i = 0; i < 10; i++) {
                     put(next, 1000 + i);
@@ -413,8 +414,8 @@ class RedisWriterTest extends RedisTestServers {
         } finally {
             stale.close();
         }
-        long pageKeys = single.countKeys(pattern);
-        try (Store after = open(single.endpoint(), name, options(Duration.ofSeconds(30)))) {
+        long pageKeys = cluster.countKeys(pattern);
+        try (Store after = open(cluster.endpoint(), name, options(Duration.ofSeconds(30)))) {
             for (int i = 0; i < 300; i++) {
                 assertArrayEquals(value(i + 7), get(after, i), "key " + i);
             }
