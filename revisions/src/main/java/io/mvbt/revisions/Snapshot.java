@@ -1,5 +1,8 @@
 package io.mvbt.revisions;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
 import io.mvbt.btree.PageReader;
 import io.mvbt.btree.TreeRoot;
 
@@ -12,6 +15,16 @@ import io.mvbt.btree.TreeRoot;
 public final class Snapshot extends View implements AutoCloseable {
     private final Revision revision;
     private final int slot;
+    private static final VarHandle CLOSED;
+
+    static {
+        try {
+            CLOSED = MethodHandles.lookup().findVarHandle(Snapshot.class, "closed", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private volatile boolean closed;
 
     Snapshot(Store store, Revision revision, int slot) {
@@ -74,8 +87,8 @@ public final class Snapshot extends View implements AutoCloseable {
 
     @Override
     public void close() {
-        if (!closed) {
-            closed = true;
+        if (!closed && CLOSED.compareAndSet(this, false, true)) {
+            // Once: a second close from another thread must not release a slot a new snapshot took.
             store.release(slot);
         }
     }

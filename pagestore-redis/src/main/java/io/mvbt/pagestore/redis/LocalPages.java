@@ -12,6 +12,8 @@ import org.agrona.UnsafeApi;
 import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.LongArrayList;
 
+import io.mvbt.pagestore.CorruptionException;
+
 /**
  * The local copy of a remote store's pages: slots of off-heap memory, found by page number through
  * a {@link PageTable}, within a memory budget. Page numbers only grow (a remote store never writes
@@ -33,6 +35,8 @@ import org.agrona.collections.LongArrayList;
 final class LocalPages {
     private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
     private static final long NO_PAGE = -1;
+    /** The stamp of a slot the evictor freed: lookups that find it look again. */
+    private static final long FREED = -1;
     private static final int MAX_ARENA_BYTES = 64 << 20;
     private static final int MIN_ARENA_BYTES = 1 << 20;
 
@@ -142,26 +146,38 @@ final class LocalPages {
             int slot = (int) id;
             long now = epoch;
             if ((long) LONGS.getAcquire(a.marks, 2 * slot) < now) {
-                raiseStamp(a, slot, now);
                 // Still mapped after the stamp: an evictor that unmaps it from now on sees the stamp.
-                if (table.get(pageNo) != id) {
+                if (!raiseStamp(a, slot, now) || table.get(pageNo) != id) {
                     continue;
                 }
             }
-            // The page check catches a slot evicted and taken by another page since the mapping was read.
+            // The page check catches a slot freed and taken by another page since the mapping was read.
             if (a.marks[2 * slot + 1] == pageNo) {
                 return a.address + (long) slot * pageSize;
             }
+            checkMapping(pageNo, id);
         }
     }
 
-    /** Raises a slot's stamp to {@code now} (never lowers it), then fences before the caller reads the mapping again. */
-    private static void raiseStamp(Arena a, int slot, long now) {
+    /**
+     * Raises a slot's stamp to {@code now} (never lowers it), then fences before the caller reads
+     * the mapping again; false if the evictor freed the slot.
+     */
+    private static boolean raiseStamp(Arena a, int slot, long now) {
         long s = (long) LONGS.getVolatile(a.marks, 2 * slot);
-        while (s < now && !LONGS.compareAndSet(a.marks, 2 * slot, s, now)) {
+        while (s < now && s != FREED && !LONGS.compareAndSet(a.marks, 2 * slot, s, now)) {
             s = (long) LONGS.getVolatile(a.marks, 2 * slot);
         }
         VarHandle.fullFence();
+        return s != FREED;
+    }
+
+    /** A mapping that still names a slot of another page, with no eviction under way, is a broken table. */
+    private synchronized void checkMapping(long pageNo, long id) {
+        if (table.get(pageNo) == id && arenas[arenaOf(id)].marks[2 * (int) id + 1] != pageNo) {
+            throw new IllegalStateException("local page table maps page " + pageNo + " to the slot of page "
+                    + arenas[arenaOf(id)].marks[2 * (int) id + 1]);
+        }
     }
 
     /** Whether {@code pageNo} has a slot (a hint: it may be evicted right after). */
@@ -208,6 +224,12 @@ final class LocalPages {
             raiseStamp(a, (int) existing, epoch);
             return a.address + (long) (int) existing * pageSize;
         }
+        for (int i = 1; i < count; i++) {
+            if (table.get(pageNo + i) != 0) {
+                throw new CorruptionException(pageNo, "is read as a run of " + count + " pages, but page "
+                        + (pageNo + i) + " inside it was read on its own");
+            }
+        }
         makeRoom(count);
         long id = slots(count);
         Arena a = arenas[arenaOf(id)];
@@ -235,14 +257,20 @@ final class LocalPages {
 
     /** Frees the slots of the run that starts at {@code pageNo} (a single page, or a run of {@code count}). */
     synchronized void release(long pageNo, int count) {
-        long id = table.remove(pageNo);
+        long id = table.get(pageNo);
         if (id == 0) {
             return;
         }
-        for (int i = 1; i < count; i++) {
+        Arena a = arenas[arenaOf(id)];
+        // The run's own length: a wrong count must not free slots of other pages.
+        int length = a.lengths[(int) id];
+        if (length <= 0) {
+            return;
+        }
+        for (int i = 0; i < length; i++) {
             table.remove(pageNo + i);
         }
-        free(arenas[arenaOf(id)], (int) id, count);
+        free(a, (int) id, length);
     }
 
     /** The run starting at {@code pageNo} was written again: it is only here until it is sent. */
@@ -428,15 +456,28 @@ final class LocalPages {
             table.remove(pageNo + i);
         }
         VarHandle.fullFence();
-        if (newestStamp(a, slot, length) >= below) {
-            long id = idOf(a, slot);
-            for (int i = 0; i < length; i++) {
-                table.put(pageNo + i, id + i);
+        // Each stamp goes to FREED by compare-and-set, so that no lookup raises it meanwhile and goes on.
+        for (int i = 0; i < length; i++) {
+            long stamp = (long) LONGS.getVolatile(a.marks, 2 * (slot + i));
+            if (stamp >= below || !LONGS.compareAndSet(a.marks, 2 * (slot + i), stamp, FREED)) {
+                keep(a, slot, length, i, pageNo);
+                return 0;
             }
-            return 0;
         }
         free(a, slot, length);
         return length;
+    }
+
+    /** Undoes an eviction that found the run looked up: its first {@code freed} stamps back, and its mappings. */
+    private void keep(Arena a, int slot, int length, int freed, long pageNo) {
+        long now = epoch;
+        for (int i = 0; i < freed; i++) {
+            LONGS.setVolatile(a.marks, 2 * (slot + i), now);
+        }
+        long id = idOf(a, slot);
+        for (int i = 0; i < length; i++) {
+            table.put(pageNo + i, id + i);
+        }
     }
 
     /** A ByteBuffer over {@code bytes} of memory from {@code address}, which lie in one arena. */

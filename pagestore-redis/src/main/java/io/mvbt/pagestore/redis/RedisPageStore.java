@@ -437,7 +437,13 @@ public final class RedisPageStore implements PageStore, SharedPages {
         Capture capture;
         synchronized (syncLock) {
             lease.check();
-            capture = capture();
+            try {
+                capture = capture();
+            } catch (RuntimeException | Error e) {
+                // Its ticket is taken and its pages left the dirty list: no later send may go out.
+                failSends(e);
+                throw e;
+            }
         }
         return () -> sendInTurn(capture);
     }
@@ -520,11 +526,20 @@ public final class RedisPageStore implements PageStore, SharedPages {
         return c;
     }
 
+    /** Fails every send not made yet: after a failed capture or send, what follows cannot be trusted. */
+    private void failSends(Throwable cause) {
+        sendFailure = cause instanceof RuntimeException e ? e
+                : new StorageException("cannot send to " + where + ": " + cause, cause);
+        synchronized (sendOrder) {
+            sendOrder.notifyAll();
+        }
+    }
+
     /** Sends a capture once every earlier one is sent. A failed send fails every later one. */
     private void sendInTurn(Capture c) {
         try {
             synchronized (sendOrder) {
-                while (sentCaptures != c.ticket) {
+                while (sentCaptures != c.ticket && sendFailure == null) {
                     sendOrder.wait();
                 }
             }
@@ -536,8 +551,8 @@ public final class RedisPageStore implements PageStore, SharedPages {
             try {
                 send(c);
                 local.sent(c.heads, c.ticket);
-            } catch (RuntimeException e) {
-                sendFailure = e;
+            } catch (RuntimeException | Error e) {
+                failSends(e);
                 throw e;
             }
         } catch (InterruptedException e) {

@@ -2,6 +2,7 @@ package io.mvbt.pagestore.redis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -13,6 +14,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.agrona.UnsafeApi;
 import org.agrona.collections.LongArrayList;
 import org.junit.jupiter.api.Test;
+
+import io.mvbt.pagestore.CorruptionException;
 
 /** Slots of local memory: found by page number, given back on discard, taken again by new pages of any length. */
 class LocalPagesTest {
@@ -212,5 +215,18 @@ class LocalPagesTest {
             throw new AssertionError(failure.get());
         }
         assertTrue(local.evictions() > 1000, "evicted " + local.evictions());
+    }
+
+    @Test
+    void aRunOverAPageReadOnItsOwnIsRefusedAndAWrongCountFreesOnlyTheRun() {
+        LocalPages local = new LocalPages(PAGE);
+        local.take(11, 1, pageOf(11, 1));
+        assertThrows(CorruptionException.class, () -> local.take(10, 3, pageOf(10, 3)));
+        assertEquals(11, UnsafeApi.getLong(local.address(11)));
+        local.take(20, 2, pageOf(20, 2));
+        local.take(22, 1, pageOf(22, 1));
+        local.release(20, 5);
+        assertEquals(0, local.address(21));
+        assertEquals(22, UnsafeApi.getLong(local.address(22)), "a page after the run keeps its slot");
     }
 }
