@@ -113,6 +113,16 @@ public interface PageStore extends AutoCloseable {
         return this::sync;
     }
 
+    /**
+     * Like {@link #prepareSync()} for the pages written so far but not the meta slots: a store that
+     * sends pages elsewhere sends the bulk of a checkpoint ahead, outside the caller's locks, so that
+     * the {@code prepareSync} under them copies little. The caller guarantees that no page written
+     * so far changes meanwhile. Others do nothing.
+     */
+    default Runnable preparePages() {
+        return () -> { };
+    }
+
     /** Whether {@link #sync()} makes writes survive a power cut (false for memory). */
     boolean durable();
 

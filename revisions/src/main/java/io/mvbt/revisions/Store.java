@@ -904,23 +904,14 @@ public final class Store implements AutoCloseable {
                 System.currentTimeMillis(), freeMap.root, freeMap.rootRevision, freeMap.height, roots);
         if (!pages.durable()) {
             latest = r;
-        } else if (durability == Durability.SYNC) {
-            lockMeta();
-            try {
-                RevisionWalker.seal(sealer, r, durableBefore);
-                int slot = slots.choose();
-                long seq = slots.takeSequence();
-                MetaPage.write(pages, checksums, storeId, slot, seq, r, durableBefore, MetaPage.FLAG_SEALED, space.flips);
-                slots.wrote(slot, seq, revision);
-                syncOrFail();
-                announce(slot, seq, r);
-                slots.setDurable(slot);
-                replaced(durableBefore);
-                durableRevision = revision;
-                latest = r;
-            } finally {
-                metaLock.unlock();
+        } else if (durability == Durability.SYNC && !pages.reusesPages()) {
+            // Not beside a checkpoint's first pass, which seals and copies pages to send outside the
+            // meta lock: a page copied while sealed would arrive torn.
+            synchronized (checkpointLock) {
+                commitSync(r, durableBefore);
             }
+        } else if (durability == Durability.SYNC) {
+            commitSync(r, durableBefore);
         } else {
             lockMeta();
             try {
@@ -939,6 +930,26 @@ public final class Store implements AutoCloseable {
         }
         int n = collectHolders();
         space.published(revision, held, n);
+    }
+
+    /** A SYNC commit: seals the pages written since the durable revision, writes a sealed meta and syncs. */
+    private void commitSync(Revision r, long durableBefore) {
+        lockMeta();
+        try {
+            RevisionWalker.seal(sealer, r, durableBefore);
+            int slot = slots.choose();
+            long seq = slots.takeSequence();
+            MetaPage.write(pages, checksums, storeId, slot, seq, r, durableBefore, MetaPage.FLAG_SEALED, space.flips);
+            slots.wrote(slot, seq, r.revision);
+            syncOrFail();
+            announce(slot, seq, r);
+            slots.setDurable(slot);
+            replaced(durableBefore);
+            durableRevision = r.revision;
+            latest = r;
+        } finally {
+            metaLock.unlock();
+        }
     }
 
     void endWrite(WriteTxn txn, boolean abort) {
@@ -1072,12 +1083,19 @@ public final class Store implements AutoCloseable {
                     return;
                 }
                 boolean file = pages.reusesPages();
-                long sealed = since;
-                if (file) {
-                    // The bulk of the writeback runs outside the meta lock, so that commits go on.
-                    RevisionWalker.seal(sealer, c, since);
-                    syncOrFail();
-                    sealed = c.revision;
+                // The bulk of the writeback runs outside the meta lock, so that commits go on: c's
+                // pages are sealed and synced (a file) or sent without a meta (a remote store, whose
+                // SYNC commits wait for the checkpoint lock, so that none seals a page being copied).
+                RevisionWalker.seal(sealer, c, since);
+                syncOrFail(file ? pages::sync : pages.preparePages());
+                long sealed = c.revision;
+                if (!file && latest.revision != sealed) {
+                    // Sending took long: a second pass takes the commits made meanwhile, so that the
+                    // pass under the meta lock, which commits wait for, copies few pages.
+                    Revision c2 = hold(slot);
+                    RevisionWalker.seal(sealer, c2, sealed);
+                    syncOrFail(pages.preparePages());
+                    sealed = c2.revision;
                 }
                 int pending;
                 Revision h;

@@ -433,12 +433,25 @@ public final class RedisPageStore implements PageStore, SharedPages {
      */
     @Override
     public Runnable prepareSync() {
+        return prepare(true);
+    }
+
+    /**
+     * Copies the pages written since the last sync, but not the meta slots, and returns the action
+     * that sends them without a meta switch: the bulk of a checkpoint, sent while commits go on.
+     */
+    @Override
+    public Runnable preparePages() {
+        return prepare(false);
+    }
+
+    private Runnable prepare(boolean withMeta) {
         checkWriter();
         Capture capture;
         synchronized (syncLock) {
             lease.check();
             try {
-                capture = capture();
+                capture = capture(withMeta);
             } catch (RuntimeException | Error e) {
                 // Its ticket is taken and its pages left the dirty list: no later send may go out.
                 failSends(e);
@@ -458,7 +471,7 @@ public final class RedisPageStore implements PageStore, SharedPages {
         final List<byte[]> publish = new ArrayList<>();
     }
 
-    private Capture capture() {
+    private Capture capture(boolean withMeta) {
         LongArrayList runs;
         LongArrayList gone;
         synchronized (dirtyLock) {
@@ -466,6 +479,15 @@ public final class RedisPageStore implements PageStore, SharedPages {
             gone = discarded;
             dirty = new LongArrayList();
             discarded = new LongArrayList();
+            if (!withMeta) {
+                // The meta slots wait for the capture that publishes them, with every page they reach.
+                for (int i = 0; i < runs.size(); i += 2) {
+                    if (runs.getLong(i) < META_SLOTS) {
+                        dirty.addLong(runs.getLong(i));
+                        dirty.addLong(runs.getLong(i + 1));
+                    }
+                }
+            }
         }
         // Pages and runs go by their first page: a run is one value under its first page's key.
         LongHashSet goneHeads = new LongHashSet();
@@ -481,7 +503,7 @@ public final class RedisPageStore implements PageStore, SharedPages {
         for (int i = 0; i < runs.size(); i += 2) {
             long head = runs.getLong(i);
             if (head < META_SLOTS) {
-                metaDirty[(int) head] = true;
+                metaDirty[(int) head] = withMeta;
                 continue;
             }
             // A page discarded since it was reported has no slot any more: it is not sent.
@@ -511,6 +533,9 @@ public final class RedisPageStore implements PageStore, SharedPages {
                     c.deletes.addLong(head);
                 }
             }
+        }
+        if (!withMeta) {
+            return c;
         }
         c.publish.add(lease.token());
         c.publish.add(RedisKeys.PAGE_COUNT);
@@ -583,6 +608,9 @@ public final class RedisPageStore implements PageStore, SharedPages {
             }
         } catch (JedisException e) {
             throw failure("send pages", e);
+        }
+        if (c.publish.isEmpty()) {
+            return;
         }
         try {
             redis.eval(PUBLISH, List.of(keys.meta, keys.lease), c.publish);
