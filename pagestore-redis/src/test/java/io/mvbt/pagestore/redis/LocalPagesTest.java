@@ -65,13 +65,19 @@ class LocalPagesTest {
         return bytes;
     }
 
-    @Test
-    void pagesFromRedisAreEvictedPastTheBudgetLeastRecentlyUsedFirst() {
+    /** A 1 MiB cache holding as many pages read from Redis as its budget allows: 10 and up. */
+    private static LocalPages fullCache() {
         LocalPages local = new LocalPages(PAGE, 1 << 20);
-        long budget = local.budgetPages();
-        for (long p = 10; p < 10 + budget; p++) {
+        for (long p = 10; p < 10 + local.budgetPages(); p++) {
             local.take(p, 1, pageOf(p, 1));
         }
+        return local;
+    }
+
+    @Test
+    void pagesFromRedisAreEvictedPastTheBudgetLeastRecentlyUsedFirst() {
+        LocalPages local = fullCache();
+        long budget = local.budgetPages();
         assertEquals(0, local.evictions());
         // Pages 10 to 19 are looked up again: the pages not looked up since go first.
         for (long p = 10; p < 20; p++) {
@@ -128,11 +134,8 @@ class LocalPagesTest {
 
     @Test
     void anOpenSpanKeepsEveryPageItLookedUp() {
-        LocalPages local = new LocalPages(PAGE, 1 << 20);
+        LocalPages local = fullCache();
         long budget = local.budgetPages();
-        for (long p = 10; p < 10 + budget; p++) {
-            local.take(p, 1, pageOf(p, 1));
-        }
         long span = local.beginSpan();
         long[] kept = new long[20];
         for (int i = 0; i < kept.length; i++) {
