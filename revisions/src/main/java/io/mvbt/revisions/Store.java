@@ -899,22 +899,24 @@ public final class Store implements AutoCloseable {
             freeMap.flush(txnPages, space);
         }
         space.reportWritten();
-        long durableBefore = durableRevision;
-        Revision r = new Revision(revision, durableBefore, catalog.copy(), pages.pageCount(),
-                System.currentTimeMillis(), freeMap.root, freeMap.rootRevision, freeMap.height, roots);
-        if (!pages.durable()) {
-            latest = r;
-        } else if (durability == Durability.SYNC && !pages.reusesPages()) {
-            // Not beside a checkpoint's first pass, which seals and copies pages to send outside the
-            // meta lock: a page copied while sealed would arrive torn.
-            synchronized (checkpointLock) {
-                commitSync(r, durableBefore);
+        if (durability == Durability.SYNC && pages.durable()) {
+            if (pages.reusesPages()) {
+                commitSync(revision, catalog, roots);
+            } else {
+                // Not beside a checkpoint's first pass, which seals and copies pages to send outside
+                // the meta lock: a page copied while sealed would arrive torn.
+                synchronized (checkpointLock) {
+                    commitSync(revision, catalog, roots);
+                }
             }
-        } else if (durability == Durability.SYNC) {
-            commitSync(r, durableBefore);
+        } else if (!pages.durable()) {
+            latest = revisionOf(revision, durableRevision, catalog, roots);
         } else {
             lockMeta();
             try {
+                // Read under the lock, where a checkpoint moves it.
+                long durableBefore = durableRevision;
+                Revision r = revisionOf(revision, durableBefore, catalog, roots);
                 int slot = slots.choose();
                 long seq = slots.takeSequence();
                 MetaPage.write(pages, checksums, storeId, slot, seq, r, durableBefore, 0, space.flips);
@@ -932,10 +934,21 @@ public final class Store implements AutoCloseable {
         space.published(revision, held, n);
     }
 
-    /** A SYNC commit: seals the pages written since the durable revision, writes a sealed meta and syncs. */
-    private void commitSync(Revision r, long durableBefore) {
+    private Revision revisionOf(long revision, long durable, TreeRoot catalog, TreeRoot[] roots) {
+        return new Revision(revision, durable, catalog.copy(), pages.pageCount(), System.currentTimeMillis(),
+                freeMap.root, freeMap.rootRevision, freeMap.height, roots);
+    }
+
+    /**
+     * A SYNC commit: seals the pages written since the durable revision, writes a sealed meta and
+     * syncs. The durable revision is read under the meta lock: a checkpoint that finished while this
+     * commit waited has moved it, and the revision it replaced is the one to hold for readers elsewhere.
+     */
+    private void commitSync(long revision, TreeRoot catalog, TreeRoot[] roots) {
         lockMeta();
         try {
+            long durableBefore = durableRevision;
+            Revision r = revisionOf(revision, durableBefore, catalog, roots);
             RevisionWalker.seal(sealer, r, durableBefore);
             int slot = slots.choose();
             long seq = slots.takeSequence();
@@ -1087,14 +1100,14 @@ public final class Store implements AutoCloseable {
                 // pages are sealed and synced (a file) or sent without a meta (a remote store, whose
                 // SYNC commits wait for the checkpoint lock, so that none seals a page being copied).
                 RevisionWalker.seal(sealer, c, since);
-                syncOrFail(file ? pages::sync : pages.preparePages());
+                syncOrFail(file ? pages::sync : () -> pages.preparePages().run());
                 long sealed = c.revision;
                 if (!file && latest.revision != sealed) {
                     // Sending took long: a second pass takes the commits made meanwhile, so that the
                     // pass under the meta lock, which commits wait for, copies few pages.
                     Revision c2 = hold(slot);
                     RevisionWalker.seal(sealer, c2, sealed);
-                    syncOrFail(pages.preparePages());
+                    syncOrFail(() -> pages.preparePages().run());
                     sealed = c2.revision;
                 }
                 int pending;
