@@ -1,6 +1,9 @@
 package io.mvbt.revisions;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
 
@@ -24,12 +27,33 @@ class RedisModelTest extends RedisTestServers {
         ModelTest.run(new ModelHarness(on(cluster, "a 3-master Redis Cluster"), 4096), Integer.getInteger("mvbt.seeds", 4));
     }
 
+    /** With the smallest page cache (64 pages), so that the writer evicts pages and reads them back throughout. */
+    @Test
+    void aSmallPageCacheMatchesTheModel() {
+        AtomicLong evicted = new AtomicLong();
+        ModelTest.run(new ModelHarness(on(single, "one Redis server, 256 KiB cache", 256 << 10, evicted), 4096),
+                Integer.getInteger("mvbt.seeds", 4));
+        assertTrue(evicted.get() > 0, "no page was evicted");
+    }
+
     private static ModelHarness.Storage on(RedisServers servers, String what) {
+        return on(servers, what, RedisStoreOptions.defaults().cacheBytes(), new AtomicLong());
+    }
+
+    /** Stores of {@code cacheBytes} of local pages; {@code evicted} counts the evictions of every store closed. */
+    private static ModelHarness.Storage on(RedisServers servers, String what, long cacheBytes, AtomicLong evicted) {
         return new ModelHarness.Storage() {
+            /** The store opened last, for its count once it is closed (no more: each keeps its memory while reachable). */
+            private RedisPageStore last;
+
             @Override
             public Store open(Path dir, StoreOptions options) {
-                RedisStoreOptions redis = RedisStoreOptions.defaults().pageSize(options.pageSize());
-                return Store.open(RedisPageStore.open(servers.endpoint(), dir.getFileName().toString(), redis), options);
+                if (last != null) {
+                    evicted.addAndGet(last.evictedPages());
+                }
+                RedisStoreOptions redis = RedisStoreOptions.defaults().pageSize(options.pageSize()).cacheBytes(cacheBytes);
+                last = RedisPageStore.open(servers.endpoint(), dir.getFileName().toString(), redis);
+                return Store.open(last, options);
             }
 
             @Override

@@ -87,11 +87,11 @@ public final class RedisStoreOptions {
      * are evicted, least recently used first, and read again when needed. Two kinds of pages may
      * pass it: those a snapshot or write transaction still open has looked up (its zero-copy views
      * stay valid until it closes), and the writer's pages not sent yet (until the next checkpoint
-     * or durable commit). At least 1 MiB.
+     * or durable commit). At least 256 KiB (and never fewer than 64 pages).
      */
     public RedisStoreOptions cacheBytes(long cacheBytes) {
-        if (cacheBytes < (1 << 20)) {
-            throw new IllegalArgumentException("a page cache below 1 MiB: " + cacheBytes + " bytes");
+        if (cacheBytes < (256 << 10)) {
+            throw new IllegalArgumentException("a page cache below 256 KiB: " + cacheBytes + " bytes");
         }
         return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes);
     }
