@@ -11,10 +11,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.agrona.UnsafeApi;
+import org.agrona.collections.LongArrayList;
 
 import io.mvbt.btree.TreeEditor;
 import io.mvbt.btree.TreeLimits;
 import io.mvbt.btree.TreeRoot;
+import io.mvbt.pagestore.CorruptionException;
 import io.mvbt.pagestore.FilePageStore;
 import io.mvbt.pagestore.MemoryPageStore;
 import io.mvbt.pagestore.MvbtException;
@@ -86,7 +88,7 @@ public final class Store implements AutoCloseable {
      * Revisions published and then replaced, with when (nanoTime): readers elsewhere may hold them.
      * Filled where the durable revision moves (the writer and the checkpointer), read by the writer.
      */
-    private final org.agrona.collections.LongArrayList replaced = new org.agrona.collections.LongArrayList();
+    private final LongArrayList replaced = new LongArrayList();
     /** The newest meta a read-only store has followed, and its revision. */
     private volatile Followed followed;
     private final MetaSlots slots = new MetaSlots();
@@ -413,8 +415,7 @@ public final class Store implements AutoCloseable {
             if (meta == 0) {
                 List<MetaPage.Record> metas = Recovery.readAll(pages, checksums);
                 if (!metas.isEmpty()) {
-                    storeId = metas.get(0).storeId;
-                    checksums.seed(storeId);
+                    adoptStoreId(metas.get(0).storeId);
                 }
                 m = Recovery.choose(pages, metas, access.uncached());
             } else {
@@ -424,16 +425,12 @@ public final class Store implements AutoCloseable {
                     Thread.onSpinWait();
                     continue;
                 }
-                if (storeId != m.storeId) {
-                    storeId = m.storeId;
-                    checksums.seed(storeId);
-                }
+                adoptStoreId(m.storeId);
             }
             if (m.pageCount > pages.pageCount()) {
                 ((FilePageStore) pages).follow();
             }
-            Revision r = new Revision(m.revision, m.durableRevision, m.catalog.copy(), m.pageCount, m.commitMillis,
-                    m.freeRoot, m.freeRevision, m.freeHeight, new TreeRoot[Math.max(16, treeIds.get() + 16)]);
+            Revision r = followedRevision(m);
             followed = new Followed(meta, r);
             if (readOnly) {
                 latest = r;
@@ -453,24 +450,34 @@ public final class Store implements AutoCloseable {
             remote.refreshMeta(forSnapshot);
             List<MetaPage.Record> metas = Recovery.readAll(pages, checksums);
             if (metas.isEmpty()) {
-                throw new io.mvbt.pagestore.CorruptionException(-1, "no valid meta in " + pages.describe());
+                throw new CorruptionException(-1, "no valid meta in " + pages.describe());
             }
             // Its writer sends a meta only after every page it reaches, so the newest is whole.
             MetaPage.Record m = metas.get(0);
-            if (storeId != m.storeId) {
-                storeId = m.storeId;
-                checksums.seed(storeId);
-            }
+            adoptStoreId(m.storeId);
             Followed f = followed;
             if (f != null && f.meta == m.sequence) {
                 return f.revision;
             }
-            Revision r = new Revision(m.revision, m.durableRevision, m.catalog.copy(), m.pageCount, m.commitMillis,
-                    m.freeRoot, m.freeRevision, m.freeHeight, new TreeRoot[Math.max(16, treeIds.get() + 16)]);
+            Revision r = followedRevision(m);
             followed = new Followed(m.sequence, r);
             latest = r;
             durableRevision = m.durableRevision;
             return r;
+        }
+    }
+
+    /** The revision a followed meta names, with room for the roots of the trees known so far. */
+    private Revision followedRevision(MetaPage.Record m) {
+        return new Revision(m.revision, m.durableRevision, m.catalog.copy(), m.pageCount, m.commitMillis,
+                m.freeRoot, m.freeRevision, m.freeHeight, new TreeRoot[Math.max(16, treeIds.get() + 16)]);
+    }
+
+    /** Takes the id of the store a followed meta belongs to (it seeds the checksums). */
+    private void adoptStoreId(long id) {
+        if (storeId != id) {
+            storeId = id;
+            checksums.seed(storeId);
         }
     }
 
@@ -884,7 +891,7 @@ public final class Store implements AutoCloseable {
                 sweepReady = false;
             }
             return true;
-        } catch (io.mvbt.pagestore.StorageException e) {
+        } catch (StorageException e) {
             // Only cleaning: the sweep starts again at a later step.
             return false;
         }

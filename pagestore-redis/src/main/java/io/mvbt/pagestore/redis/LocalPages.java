@@ -57,7 +57,6 @@ final class LocalPages {
     private final int batch;
     private final PageTable table = new PageTable();
     private volatile Arena[] arenas = new Arena[0];
-    private volatile Arena[] byAddress = new Arena[0];
     private Arena current;
     private int used;
     /** Single slots given back (slot ids). */
@@ -66,10 +65,11 @@ final class LocalPages {
     private final TreeMap<Integer, LongArrayList> freeRuns = new TreeMap<>();
     /** Slots that hold pages. */
     private long occupied;
-    /** Below this, a pass that could not free enough is not tried again (pages held by open spans). */
-    private long retryAt;
-    /** Whether the last pass left more than the budget (read by {@link #endSpan} without the lock). */
-    private volatile boolean overBudget;
+    /**
+     * Below this, a pass that could not free enough is not tried again (pages held by open spans);
+     * 0 while the last pass freed enough. Read by {@link #endSpan} without the lock.
+     */
+    private volatile long retryAt;
     private long evictions;
     private int hand;
     private int handArena;
@@ -113,7 +113,7 @@ final class LocalPages {
             } else {
                 spans.put(e, n);
             }
-            freesPages = overBudget && n <= 0 && e <= oldestSpan(Long.MAX_VALUE);
+            freesPages = retryAt != 0 && n <= 0 && e <= oldestSpan(Long.MAX_VALUE);
         }
         if (freesPages) {
             // The oldest span held what passed the budget: evict now, not at the next page read.
@@ -374,9 +374,6 @@ final class LocalPages {
         Arena[] grown = Arrays.copyOf(old, old.length + 1);
         grown[old.length] = current;
         arenas = grown;
-        Arena[] sorted = grown.clone();
-        Arrays.sort(sorted, (x, y) -> Long.compare(x.address(), y.address()));
-        byAddress = sorted;
         used = 0;
     }
 
@@ -400,7 +397,6 @@ final class LocalPages {
         long freed = evict(wanted);
         // What open spans hold may pass the budget; try again a batch later (or when the oldest span ends), not on every page.
         retryAt = freed >= wanted ? 0 : occupied + count + batch;
-        overBudget = retryAt != 0;
     }
 
     /**
@@ -480,22 +476,15 @@ final class LocalPages {
         }
     }
 
-    /** A ByteBuffer over {@code bytes} of memory from {@code address}, which lie in one arena. */
-    ByteBuffer buffer(long address, int bytes) {
-        Arena[] sorted = byAddress;
-        int lo = 0;
-        int hi = sorted.length - 1;
-        while (lo < hi) {
-            int mid = (lo + hi + 1) >>> 1;
-            if (sorted[mid].address() <= address) {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
+    /** A ByteBuffer over {@code bytes} of memory from the slot of {@code pageNo}, which has one (looked up in a span). */
+    ByteBuffer buffer(long pageNo, int bytes) {
+        long id = table.get(pageNo);
+        if (id == 0) {
+            throw new IllegalStateException("page " + pageNo + " has no slot");
         }
-        Arena arena = sorted[lo];
+        Arena arena = arenas[arenaOf(id)];
+        int start = (int) id * pageSize;
         ByteBuffer view = arena.memory().duplicate();
-        int start = (int) (address - arena.address());
         view.limit(start + bytes).position(start);
         return view.slice();
     }

@@ -357,7 +357,8 @@ public final class RedisPageStore implements PageStore, SharedPages {
 
     @Override
     public ByteBuffer buffer(long pageNo, int pages) {
-        return local.buffer(address(pageNo), pages * pageSize);
+        address(pageNo);
+        return local.buffer(pageNo, pages * pageSize);
     }
 
     @Override
