@@ -36,6 +36,9 @@ public final class Orchestrator {
         Path work = o.dir.resolve("mvbt-bench-" + ProcessHandle.current().pid());
         StringBuilder all = new StringBuilder();
         all.append("Machine: ").append(machine).append("  \n");
+        String pageTouch = pageTouch(o.dir);
+        System.err.println("page touch: " + pageTouch);
+        all.append("Page touch: ").append(pageTouch).append("  \n");
         all.append("Command: `").append(command).append("`  \n");
         all.append("Date: ").append(when).append("  \n");
         all.append("Child JVM flags (every store): `").append(String.join(" ", jvmFlags(o.heap))).append("`\n\n");
@@ -69,6 +72,15 @@ public final class Orchestrator {
             Disk.delete(work);
         }
         return status;
+    }
+
+    /** What the machine charges for a store to a page cleaned by writeback, or why it is unknown. */
+    private static String pageTouch(Path dir) {
+        try {
+            return PageTouchProbe.run(dir).describe();
+        } catch (IOException | RuntimeException e) {
+            return "not measured (" + e + ")";
+        }
     }
 
     private static PeerRun runChild(BenchOptions o, Suite suite, Peer peer, Path dir) {

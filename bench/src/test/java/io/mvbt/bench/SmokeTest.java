@@ -1,6 +1,7 @@
 package io.mvbt.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
@@ -38,6 +39,8 @@ class SmokeTest {
         }
         String report = Files.readString(out.resolve("report.md"));
         assertTrue(report.contains("Machine: nproc"));
+        assertTrue(report.contains("Page touch: a store to a mapped page costs"), "no page-touch figure in the report");
+        assertFalse(Files.exists(tmp.resolve("stores").resolve("page-touch-probe")), "the probe left its file");
         assertTrue(report.contains("mvbt/peer throughput ratio"));
     }
 }
