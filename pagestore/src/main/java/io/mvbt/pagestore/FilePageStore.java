@@ -6,6 +6,8 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
+import org.agrona.UnsafeApi;
+
 /**
  * Pages in a file, memory-mapped and read and written in place. Writing a page is a memory store:
  * a commit makes no system call. {@link #sync()} is one fdatasync, which on Linux also writes back
@@ -314,6 +316,29 @@ public final class FilePageStore extends RegionPageStore {
             fileBytes = newBytes;
         } catch (IOException e) {
             throw new StorageException("cannot truncate " + path + " to " + newBytes + " bytes: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public boolean prefaults() {
+        return !readOnly;
+    }
+
+    /** Synchronized with {@link #truncate}, so that no page it touches is cut off under it. */
+    @Override
+    public synchronized void prefault(long[] pageNos, int from, int count) {
+        if (readOnly) {
+            return;
+        }
+        long pages = pageCount();
+        for (int i = from; i < from + count; i++) {
+            if (pageNos[i] < pages) {
+                long address = address(pageNos[i]);
+                // A compare-and-set of the word to itself: a store, so the fault is taken, that can
+                // only ever write what the word holds at that instant.
+                long word = UnsafeApi.getLongVolatile(null, address);
+                UnsafeApi.compareAndSetLong(null, address, word, word);
+            }
         }
     }
 

@@ -97,6 +97,23 @@ public interface PageStore extends AutoCloseable {
         // A store that keeps its pages in memory or a mapping never takes an address back.
     }
 
+    /**
+     * Whether {@link #prefault} is worth calling: pages are written in place through a mapping, and
+     * writeback makes the next store to each page take a fault.
+     */
+    default boolean prefaults() {
+        return false;
+    }
+
+    /**
+     * Takes, in the calling thread, the fault that the next store to each of {@code count} pages from
+     * {@code pageNos[from]} on would take, so that the writer that uses them later does not. A hint:
+     * the pages' bytes stay as they are, even under a concurrent write, and pages past the end are
+     * skipped.
+     */
+    default void prefault(long[] pageNos, int from, int count) {
+    }
+
     /** Tells the store that a run of pages was written (remote and fault-injecting stores track it). */
     void written(long pageNo, int pages);
 

@@ -46,6 +46,13 @@ final class FreeSpace {
     private int hotTop;
     private int hotSize;
     private static final int MAX_HOT = 1 << 20;
+    /** Pages allocated since the last checkpoint: the ones it cleaned, which the next window rewrites. */
+    private final PageSet dirtied = new PageSet();
+    private long dirtiedCount;
+    /** Pages allocated between the last two checkpoints. */
+    private long lastWindowPages;
+    /** Told of each page allocated for the first time since the last checkpoint, or null. */
+    private Prefaulter prefaulter;
     private final PendingPages.Sink releaseSink = this::release;
     private long pagesWritten;
     /** Pages the running transaction allocated (and so wrote). */
@@ -90,6 +97,12 @@ final class FreeSpace {
         for (long p = page; p < page + pages; p++) {
             reusable.clear(p);
             setInUse(p, true);
+            if (dirtied.set(p)) {
+                dirtiedCount++;
+                if (prefaulter != null) {
+                    prefaulter.used(dirtiedCount);
+                }
+            }
         }
         if (pages == 1 && lowest) {
             // Nothing below a page found from the hint was reusable.
@@ -135,6 +148,41 @@ final class FreeSpace {
     /** A checkpoint wrote every page back: none is still dirty, so the hot pages are forgotten. */
     void checkpointed() {
         hotSize = 0;
+        lastWindowPages = dirtiedCount;
+        dirtied.clearAll();
+        dirtiedCount = 0;
+    }
+
+    /** Tells {@code p} how many of its pages the writer has taken since the last checkpoint. */
+    void reportUseTo(Prefaulter p) {
+        this.prefaulter = p;
+    }
+
+    /** Pages allocated between the last two checkpoints, an estimate of what the next window needs. */
+    long lastWindowPages() {
+        return lastWindowPages;
+    }
+
+    /**
+     * The single pages that allocations will take next, in that order, as far as {@code into} holds
+     * them (fewer if fewer are free): the hot pages, newest first, then the others upwards from the
+     * hint. Returns how many were written.
+     */
+    int upcoming(long[] into) {
+        PageSet listed = new PageSet();
+        int n = 0;
+        for (int i = 1; i <= hotSize && n < into.length; i++) {
+            long page = hot[(hotTop - i) & (hot.length - 1)];
+            if (reusable.get(page) && listed.set(page)) {
+                into[n++] = page;
+            }
+        }
+        for (long p = reusable.nextSetBit(hint); p >= 0 && n < into.length; p = reusable.nextSetBit(p + 1)) {
+            if (!listed.get(p)) {
+                into[n++] = p;
+            }
+        }
+        return n;
     }
 
     /**

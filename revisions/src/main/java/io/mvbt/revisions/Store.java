@@ -107,6 +107,8 @@ public final class Store implements AutoCloseable {
     /** The internal tree listing detached subtrees not yet freed. */
     private final Tree garbageTree = new Tree(Garbage.NAME, treeIds.getAndIncrement(), true);
     private final Checkpointer checkpointer;
+    /** Takes the write faults of the pages the writer allocates after a checkpoint; null if none are taken. */
+    private final Prefaulter prefaulter;
     private volatile Revision latest;
     private volatile long durableRevision;
     /** Counts checkpoints, so that the writer learns that its hot pages were cleaned. */
@@ -186,6 +188,11 @@ public final class Store implements AutoCloseable {
             endTurn();
         }
         this.checkpointer = pages.durable() && !readOnly ? new Checkpointer(this, options) : null;
+        this.prefaulter = checkpointer != null && options.prefault() && pages.prefaults() && sharedFile == null
+                ? new Prefaulter(pages, describe()) : null;
+        if (prefaulter != null) {
+            space.reportUseTo(prefaulter);
+        }
         if (checkpointer != null) {
             checkpointer.start();
         }
@@ -703,14 +710,13 @@ public final class Store implements AutoCloseable {
         }
         try {
             checkWritable();
-            long done = checkpoints;
-            if (done != checkpointsSeen) {
-                checkpointsSeen = done;
-                space.checkpointed();
-            }
+            boolean checkpointed = adoptCheckpoint();
             clearStaleReadersNowAndThen();
             int n = collectHolders();
             space.releasePending(held, n);
+            if (checkpointed) {
+                prefaultUpcoming();
+            }
             if (sweepReady) {
                 sweepStep();
             }
@@ -796,6 +802,34 @@ public final class Store implements AutoCloseable {
         }
         if (scan) {
             registry.reportSlow(policy, latestRevision);
+        }
+    }
+
+    /** Learns of checkpoints since the last call (holding the writer); returns whether there were any. */
+    private boolean adoptCheckpoint() {
+        long done = checkpoints;
+        if (done == checkpointsSeen) {
+            return false;
+        }
+        checkpointsSeen = done;
+        space.checkpointed();
+        return true;
+    }
+
+    /**
+     * Has the prefaulter touch the pages the writer will allocate next, as many as it allocated in
+     * the last checkpoint window, up to what makes a checkpoint anyway, keeping just ahead of the
+     * writer (holding the writer, after the pages the checkpoint let go are reusable).
+     */
+    private void prefaultUpcoming() {
+        if (prefaulter == null) {
+            return;
+        }
+        long limit = Math.min(1 << 20, options.checkpointBytes() / pages.pageSize());
+        int count = (int) Math.min(limit, space.lastWindowPages());
+        if (count > 0) {
+            long[] upcoming = new long[count];
+            prefaulter.start(upcoming, space.upcoming(upcoming));
         }
     }
 
@@ -1185,6 +1219,12 @@ public final class Store implements AutoCloseable {
         }
         try {
             shrinkHoldingWriter(always);
+            if (failure == null && adoptCheckpoint()) {
+                // The writer is idle: its next pages are prefaulted now, not at its next transaction.
+                int n = collectHolders();
+                space.releasePending(held, n);
+                prefaultUpcoming();
+            }
         } finally {
             writer.release();
         }
@@ -1278,7 +1318,8 @@ public final class Store implements AutoCloseable {
         long age = readers[2] < 0 ? -1 : Math.max(0, System.currentTimeMillis() - readers[2]);
         return new StoreStats(latest.revision, durableRevision, readers[0], readers[1], age, pages.pageSize(),
                 pages.pageCount(), space.inUse.cardinality(), space.reusable.cardinality(), space.pending.pages(),
-                space.lastCommitPages(), writerWaits.get(), metaLockWaits.get(), checkpoints);
+                space.lastCommitPages(), writerWaits.get(), metaLockWaits.get(), checkpoints,
+                prefaulter == null ? 0 : prefaulter.touched());
     }
 
     /**
@@ -1344,6 +1385,9 @@ public final class Store implements AutoCloseable {
         try {
             if (checkpointer != null) {
                 checkpointer.stop();
+            }
+            if (prefaulter != null) {
+                prefaulter.stop();
             }
             // Writers that take turns checkpoint only in a turn; if another process holds it past the
             // write timeout, this one's commits stay as durable as their mode made them.

@@ -18,8 +18,11 @@ package io.mvbt.revisions;
  * @param metaLockWaits times the writer and a checkpoint met at the meta lock and one waited (readers
  *     take no lock at all: opening a snapshot is one compare-and-set on a free slot)
  * @param checkpoints checkpoints completed since the store was opened
+ * @param pagesPrefaulted free pages touched after checkpoints, so that the writer's first store to
+ *     each takes no fault ({@link StoreOptions#prefault}), since the store was opened
  */
 public record StoreStats(long revision, long durableRevision, long openSnapshots, long oldestSnapshotRevision,
         long oldestSnapshotAgeMillis, int pageSize, long pagesInFile, long pagesInUse, long pagesFree,
-        long pagesWaitingForReaders, long lastCommitPages, long writerWaits, long metaLockWaits, long checkpoints) {
+        long pagesWaitingForReaders, long lastCommitPages, long writerWaits, long metaLockWaits, long checkpoints,
+        long pagesPrefaulted) {
 }

@@ -1,0 +1,124 @@
+package io.mvbt.revisions;
+
+import java.util.concurrent.locks.LockSupport;
+
+import io.mvbt.pagestore.PageStore;
+
+/**
+ * The background thread that takes, after each checkpoint, the write faults of the free pages the
+ * writer will allocate next. A checkpoint writes every page back, and the first store to a page
+ * written back faults (a few microseconds on most machines, 15 or more on some virtual ones); a
+ * writer that rewrites a working set of pages pays that once per page per checkpoint. Here another
+ * core pays it, ahead of the writer, or while the writer is idle. The touch leaves the pages'
+ * bytes as they are ({@link PageStore#prefault}).
+ *
+ * <p>It stays at most {@link #LEAD} pages ahead of the writer's use: a touched page is written
+ * back at the next checkpoint whether the writer used it or not, and on some virtual machines a
+ * fault on one core slows the others too, so touching far ahead of a writer that may not come
+ * would cost readers for nothing. It sleeps while that far ahead, and the writer wakes it halfway.
+ */
+final class Prefaulter implements Runnable {
+    /** Pages touched per call, under the page store's lock that truncation also takes. */
+    private static final int BATCH = 16;
+    /** How far ahead of the writer's use it touches: 64 MiB of 4 KiB pages. */
+    static final int LEAD = 16384;
+
+    private final PageStore pages;
+    private final Thread thread;
+    /** The pages to touch, in the order the writer will allocate them; replaced after each checkpoint. */
+    private volatile Job job;
+    /** Pages of the job the writer has taken (written by the writer only). */
+    private volatile long used;
+    /** The use at which the writer wakes the thread, which sleeps far enough ahead. */
+    private volatile long wakeAt = Long.MAX_VALUE;
+    private volatile boolean stopping;
+    /** Pages touched so far (written by the thread only). */
+    private volatile long touched;
+
+    private record Job(long[] pageNos, int count) {
+    }
+
+    Prefaulter(PageStore pages, String name) {
+        this.pages = pages;
+        this.thread = new Thread(this, "mvbt-prefault " + name);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /**
+     * Touches the first {@code count} of {@code pageNos} from now on, instead of the previous job
+     * (holding the writer, right after a checkpoint, before it allocates any of them).
+     */
+    void start(long[] pageNos, int count) {
+        used = 0;
+        wakeAt = Long.MAX_VALUE;
+        job = new Job(pageNos, count);
+        LockSupport.unpark(thread);
+    }
+
+    /** The writer has taken {@code n} pages of the job (the n-th clean page since the checkpoint). */
+    void used(long n) {
+        used = n;
+        if (n >= wakeAt) {
+            wakeAt = Long.MAX_VALUE;
+            LockSupport.unpark(thread);
+        }
+    }
+
+    @Override
+    public void run() {
+        Job done = null;
+        while (!stopping) {
+            Job current = job;
+            if (current == done) {
+                LockSupport.park(this);
+                continue;
+            }
+            done = current;
+            try {
+                touch(current);
+            } catch (RuntimeException e) {
+                // A hint only: a store that closed or failed meanwhile ends the job.
+            }
+        }
+    }
+
+    private void touch(Job current) {
+        long i = 0;
+        while (i < current.count && job == current && !stopping) {
+            long u = used;
+            if (u > i) {
+                // The writer got there first and took the faults itself.
+                i = Math.min(u, current.count);
+                continue;
+            }
+            if (i - u >= LEAD) {
+                wakeAt = i - LEAD / 2;
+                if (used < wakeAt && job == current && !stopping) {
+                    LockSupport.park(this);
+                }
+                continue;
+            }
+            int n = (int) Math.min(Math.min(BATCH, current.count - i), u + LEAD - i);
+            pages.prefault(current.pageNos, (int) i, n);
+            touched += n;
+            i += n;
+        }
+    }
+
+    /** Pages touched since the store opened. */
+    long touched() {
+        return touched;
+    }
+
+    /** Ends the thread, waiting for the pages it is touching. */
+    void stop() {
+        stopping = true;
+        LockSupport.unpark(thread);
+        try {
+            thread.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,193 @@
+package io.mvbt.revisions;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.agrona.UnsafeApi;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.mvbt.pagestore.FilePageStore;
+import io.mvbt.pagestore.MemoryPageStore;
+import io.mvbt.pagestore.PageStore;
+
+/**
+ * Prefaulting after checkpoints: the touch never changes a byte, even racing the writer's stores
+ * to the same words, and never reaches past a truncation; it covers the pages the writer then
+ * allocates, in their order; and a store does it after each checkpoint unless told not to.
+ */
+class PrefaultTest {
+    @TempDir
+    Path dir;
+
+    private FilePageStore openFile(String name) {
+        return FilePageStore.open(dir.resolve(name), 4096, (channel, size) -> 4096, 16);
+    }
+
+    @Test
+    void aTouchRacingStoresToTheSameWordsLosesNoneOfThem() throws Exception {
+        try (Closing<FilePageStore> file = new Closing<>(openFile("race"))) {
+            FilePageStore pages = file.value;
+            int count = 64;
+            pages.extend(count);
+            long[] pageNos = new long[count];
+            for (int i = 0; i < count; i++) {
+                pageNos[i] = i;
+            }
+            AtomicBoolean done = new AtomicBoolean();
+            Thread toucher = new Thread(() -> {
+                while (!done.get()) {
+                    pages.prefault(pageNos, 0, count);
+                }
+            });
+            toucher.start();
+            // Plain stores, as the writer makes them: each page's first word counts up, and a touch
+            // that wrote back an older value would show as a count gone back.
+            int rounds = 200_000;
+            long lost = 0;
+            for (int r = 1; r <= rounds; r++) {
+                for (int i = 0; i < count; i++) {
+                    long address = pages.address(i);
+                    if (UnsafeApi.getLong(address) != r - 1) {
+                        lost++;
+                    }
+                    UnsafeApi.putLong(address, r);
+                }
+            }
+            done.set(true);
+            toucher.join();
+            assertEquals(0, lost, "stores lost to the touch");
+        }
+    }
+
+    @Test
+    void aTouchNeverReachesPastATruncationThatRacesIt() throws Exception {
+        try (Closing<FilePageStore> file = new Closing<>(openFile("truncate"))) {
+            FilePageStore pages = file.value;
+            long small = 256;
+            long large = 4 * 256;
+            pages.extend(large);
+            long[] tail = new long[(int) (large - small)];
+            for (int i = 0; i < tail.length; i++) {
+                tail[i] = small + i;
+            }
+            AtomicBoolean done = new AtomicBoolean();
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Thread toucher = new Thread(() -> {
+                try {
+                    while (!done.get()) {
+                        for (int i = 0; i < tail.length; i += 16) {
+                            pages.prefault(tail, i, 16);
+                        }
+                    }
+                } catch (Throwable t) {
+                    failure.set(t);
+                }
+            });
+            toucher.start();
+            // A store to a mapped page past the end of the file kills the JVM with SIGBUS.
+            for (int r = 0; r < 300; r++) {
+                pages.truncate(small);
+                pages.extend(large);
+            }
+            done.set(true);
+            toucher.join();
+            assertEquals(null, failure.get());
+            pages.truncate(small);
+            pages.prefault(tail, 0, tail.length);
+            assertEquals(small, pages.pageCount());
+        }
+    }
+
+    @Test
+    void upcomingListsThePagesAllocationsTakeNextInTheirOrder() {
+        MemoryPageStore pages = new MemoryPageStore(4096);
+        pages.extend(PageStore.META_SLOTS);
+        FreeSpace space = new FreeSpace(pages);
+        space.loaded();
+        long[] none = new long[0];
+        space.begin(1);
+        List<Long> first = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            first.add(space.allocate(1));
+        }
+        space.published(1, none, 0);
+        // Revision 1 is held (say, durable): what revision 2 frees of it waits.
+        space.begin(2);
+        Random random = new Random(7);
+        java.util.Set<Long> freed = new java.util.HashSet<>();
+        for (int i = 0; i < 40; i++) {
+            long page = first.remove(random.nextInt(first.size()));
+            space.free(page, 1, 1);
+            freed.add(page);
+        }
+        long scratch = space.allocate(1);
+        space.free(scratch, 2, 1);
+        space.published(2, new long[] {1}, 1);
+        space.checkpointed();
+        assertEquals(301, space.lastWindowPages());
+        // A checkpoint later, revision 1 is let go: its freed pages come back, among the hot ones.
+        space.releasePending(none, 0);
+
+        long[] upcoming = new long[120];
+        int n = space.upcoming(upcoming);
+        assertEquals(upcoming.length, n);
+        space.begin(3);
+        long[] allocated = new long[n];
+        for (int i = 0; i < n; i++) {
+            allocated[i] = space.allocate(1);
+        }
+        assertArrayEquals(upcoming, allocated);
+        assertEquals(freed, java.util.Arrays.stream(upcoming).limit(40).boxed().collect(java.util.stream.Collectors.toSet()),
+                "the pages the checkpoint let go come first");
+    }
+
+    @Test
+    void aStorePrefaultsAfterEachCheckpointUnlessToldNotTo() throws Exception {
+        assertTrue(pagesPrefaultedAfterAnOverwrite(StoreOptions.defaults()) > 0);
+        assertEquals(0, pagesPrefaultedAfterAnOverwrite(StoreOptions.defaults().prefault(false)));
+    }
+
+    private long pagesPrefaultedAfterAnOverwrite(StoreOptions options) throws Exception {
+        Path path = dir.resolve("store-" + options.prefault());
+        try (Store store = Store.open(path, options.durability(Durability.NORMAL)
+                .checkpointInterval(Duration.ofHours(1)))) {
+            byte[] value = new byte[200];
+            for (int round = 0; round < 2; round++) {
+                try (WriteTxn tx = store.beginWrite()) {
+                    Tree t = tx.createTreeIfAbsent("t");
+                    for (int i = 0; i < 5_000; i++) {
+                        tx.put(t, String.format("key-%06d", i).getBytes(), value);
+                    }
+                    tx.commit();
+                }
+                // The checkpoint of sync() finds the writer idle: the prefault starts at once.
+                store.sync();
+            }
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (store.stats().pagesPrefaulted() == 0 && options.prefault() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            long prefaulted = store.stats().pagesPrefaulted();
+            store.check().throwIfDamaged();
+            return prefaulted;
+        }
+    }
+
+    /** Closes a page store at the end of a try block. */
+    private record Closing<T extends PageStore>(T value) implements AutoCloseable {
+        @Override
+        public void close() {
+            value.close();
+        }
+    }
+}
