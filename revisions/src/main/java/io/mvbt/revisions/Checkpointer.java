@@ -8,38 +8,31 @@ import java.util.concurrent.locks.LockSupport;
  * mode every interval, or sooner once enough pages were written, and gives a large free tail of
  * the file back to the file system. Commits only count pages and, rarely, wake it.
  */
-final class Checkpointer implements Runnable {
+final class Checkpointer extends StoreThread {
     private final Store store;
     private final long intervalNanos;
     private final long wakeBytes;
     private final AtomicLong writtenBytes = new AtomicLong();
-    private final Thread thread;
-    private volatile boolean stopping;
 
     Checkpointer(Store store, StoreOptions options) {
+        super("mvbt-checkpoint " + store.describe());
         this.store = store;
         this.intervalNanos = options.checkpointInterval().toNanos();
         this.wakeBytes = options.checkpointBytes();
-        this.thread = new Thread(this, "mvbt-checkpoint " + store.describe());
-        thread.setDaemon(true);
-    }
-
-    void start() {
-        thread.start();
     }
 
     /** A commit wrote {@code bytes} of pages. */
     void written(long bytes) {
         if (writtenBytes.addAndGet(bytes) >= wakeBytes) {
-            LockSupport.unpark(thread);
+            wake();
         }
     }
 
     @Override
     public void run() {
-        while (!stopping) {
+        while (!stopping()) {
             LockSupport.parkNanos(this, intervalNanos);
-            if (stopping) {
+            if (stopping()) {
                 break;
             }
             writtenBytes.set(0);
@@ -51,16 +44,6 @@ final class Checkpointer implements Runnable {
                     store.failed(t);
                 }
             }
-        }
-    }
-
-    void stop() {
-        stopping = true;
-        LockSupport.unpark(thread);
-        try {
-            thread.join();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 }

@@ -17,21 +17,19 @@ import io.mvbt.pagestore.PageStore;
  * fault on one core slows the others too, so touching far ahead of a writer that may not come
  * would cost readers for nothing. It sleeps while that far ahead, and the writer wakes it halfway.
  */
-final class Prefaulter implements Runnable {
+final class Prefaulter extends StoreThread {
     /** Pages touched per call, under the page store's lock that truncation also takes. */
     private static final int BATCH = 16;
-    /** How far ahead of the writer's use it touches: 64 MiB of 4 KiB pages. */
-    static final int LEAD = 16384;
+    /** How far ahead of the writer's use it touches: 4 MiB of 4 KiB pages. */
+    static final int LEAD = 1024;
 
     private final PageStore pages;
-    private final Thread thread;
     /** The pages to touch, in the order the writer will allocate them; replaced after each checkpoint. */
     private volatile Job job;
     /** Pages of the job the writer has taken (written by the writer only). */
     private volatile long used;
     /** The use at which the writer wakes the thread, which sleeps far enough ahead. */
     private volatile long wakeAt = Long.MAX_VALUE;
-    private volatile boolean stopping;
     /** Pages touched so far (written by the thread only). */
     private volatile long touched;
 
@@ -39,21 +37,19 @@ final class Prefaulter implements Runnable {
     }
 
     Prefaulter(PageStore pages, String name) {
+        super("mvbt-prefault " + name);
         this.pages = pages;
-        this.thread = new Thread(this, "mvbt-prefault " + name);
-        thread.setDaemon(true);
-        thread.start();
     }
 
     /**
      * Touches the first {@code count} of {@code pageNos} from now on, instead of the previous job
      * (holding the writer, right after a checkpoint, before it allocates any of them).
      */
-    void start(long[] pageNos, int count) {
+    void touchAhead(long[] pageNos, int count) {
         used = 0;
         wakeAt = Long.MAX_VALUE;
         job = new Job(pageNos, count);
-        LockSupport.unpark(thread);
+        wake();
     }
 
     /** The writer has taken {@code n} pages of the job (the n-th clean page since the checkpoint). */
@@ -61,14 +57,14 @@ final class Prefaulter implements Runnable {
         used = n;
         if (n >= wakeAt) {
             wakeAt = Long.MAX_VALUE;
-            LockSupport.unpark(thread);
+            wake();
         }
     }
 
     @Override
     public void run() {
         Job done = null;
-        while (!stopping) {
+        while (!stopping()) {
             Job current = job;
             if (current == done) {
                 LockSupport.park(this);
@@ -85,7 +81,7 @@ final class Prefaulter implements Runnable {
 
     private void touch(Job current) {
         long i = 0;
-        while (i < current.count && job == current && !stopping) {
+        while (i < current.count && job == current && !stopping()) {
             long u = used;
             if (u > i) {
                 // The writer got there first and took the faults itself.
@@ -94,7 +90,7 @@ final class Prefaulter implements Runnable {
             }
             if (i - u >= LEAD) {
                 wakeAt = i - LEAD / 2;
-                if (used < wakeAt && job == current && !stopping) {
+                if (used < wakeAt && job == current && !stopping()) {
                     LockSupport.park(this);
                 }
                 continue;
@@ -109,16 +105,5 @@ final class Prefaulter implements Runnable {
     /** Pages touched since the store opened. */
     long touched() {
         return touched;
-    }
-
-    /** Ends the thread, waiting for the pages it is touching. */
-    void stop() {
-        stopping = true;
-        LockSupport.unpark(thread);
-        try {
-            thread.join();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

@@ -192,6 +192,7 @@ public final class Store implements AutoCloseable {
                 ? new Prefaulter(pages, describe()) : null;
         if (prefaulter != null) {
             space.reportUseTo(prefaulter);
+            prefaulter.start();
         }
         if (checkpointer != null) {
             checkpointer.start();
@@ -829,7 +830,7 @@ public final class Store implements AutoCloseable {
         int count = (int) Math.min(limit, space.lastWindowPages());
         if (count > 0) {
             long[] upcoming = new long[count];
-            prefaulter.start(upcoming, space.upcoming(upcoming));
+            prefaulter.touchAhead(upcoming, space.upcoming(upcoming));
         }
     }
 

@@ -131,10 +131,10 @@ public final class StoreOptions {
      * Whether a background thread takes, after each checkpoint, the write faults of the free pages
      * the writer will allocate next (default: yes, for a file store that one process writes). A
      * checkpoint writes the pages back, and the first store to each then faults: 15 µs or more on
-     * some virtual machines, a few elsewhere. The thread touches as many pages as the writer
-     * allocated in the last checkpoint window, up to {@link #checkpointBytes}, on another core or
-     * while the writer is idle. Costs: that thread's time, and free pages it touched that the
-     * writer then does not use are written back once more.
+     * some virtual machines, a few elsewhere. The thread touches them in the order the writer
+     * will take them, on another core or while the writer is idle, at most 1,024 pages ahead of the
+     * writer's use. Costs: that thread's time, and up to those 1,024 pages written back once more
+     * when the writer stops using them.
      */
     public StoreOptions prefault(boolean on) {
         return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout, slowReaders,
