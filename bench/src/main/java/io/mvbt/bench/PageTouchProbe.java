@@ -7,6 +7,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 import java.util.SplittableRandom;
 
 /**
@@ -50,15 +51,17 @@ public final class PageTouchProbe {
                 map.put(p * PAGE, (byte) 1);
             }
             map.force();
-            // Distinct pages in random order: the first pass touches each once.
+            // Distinct pages in random order (a partial shuffle): the first pass touches each once.
             int[] all = new int[pages];
+            Arrays.setAll(all, p -> p);
             SplittableRandom random = new SplittableRandom(17);
-            for (int i = 0; i < pages; i++) {
-                int j = random.nextInt(i + 1);
+            for (int i = 0; i < TOUCHES; i++) {
+                int j = i + random.nextInt(pages - i);
+                int swap = all[i];
                 all[i] = all[j];
-                all[j] = i;
+                all[j] = swap;
             }
-            int[] order = java.util.Arrays.copyOf(all, TOUCHES);
+            int[] order = Arrays.copyOf(all, TOUCHES);
             double clean = touch(map, order);
             double dirty = touch(map, order);
             return new Result(clean, dirty);

@@ -13,7 +13,8 @@ import io.mvbt.pagestore.PageStore;
  * {@link Store#beginWrite()}.
  *
  * <p>Why 5 seconds: a checkpoint writes back the mapped pages, and the next store to each of them
- * takes a write fault (several microseconds here); right after a checkpoint, every leaf rewritten
+ * takes a write fault (a few microseconds on most machines, 16 to 24 on the VM of our benchmarks;
+ * {@link #prefault} moves most of them off the writer); right after a checkpoint, every leaf rewritten
  * for the first time also needs a fresh page, since its old copy belongs to the durable revision.
  * Short intervals therefore cost a fault per commit under random writes. LMDB without sync and
  * RocksDB without WAL sync leave durability to the kernel's writeback, about 30 seconds.

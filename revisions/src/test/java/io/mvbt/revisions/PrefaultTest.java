@@ -2,15 +2,20 @@ package io.mvbt.revisions;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
 
 import org.agrona.UnsafeApi;
 import org.junit.jupiter.api.Test;
@@ -101,7 +106,7 @@ class PrefaultTest {
             }
             done.set(true);
             toucher.join();
-            assertEquals(null, failure.get());
+            assertNull(failure.get());
             pages.truncate(small);
             pages.prefault(tail, 0, tail.length);
             assertEquals(small, pages.pageCount());
@@ -124,7 +129,7 @@ class PrefaultTest {
         // Revision 1 is held (say, durable): what revision 2 frees of it waits.
         space.begin(2);
         Random random = new Random(7);
-        java.util.Set<Long> freed = new java.util.HashSet<>();
+        Set<Long> freed = new HashSet<>();
         for (int i = 0; i < 40; i++) {
             long page = first.remove(random.nextInt(first.size()));
             space.free(page, 1, 1);
@@ -147,7 +152,7 @@ class PrefaultTest {
             allocated[i] = space.allocate(1);
         }
         assertArrayEquals(upcoming, allocated);
-        assertEquals(freed, java.util.Arrays.stream(upcoming).limit(40).boxed().collect(java.util.stream.Collectors.toSet()),
+        assertEquals(freed, Arrays.stream(upcoming).limit(40).boxed().collect(Collectors.toSet()),
                 "the pages the checkpoint let go come first");
     }
 
