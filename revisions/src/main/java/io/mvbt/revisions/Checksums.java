@@ -62,4 +62,11 @@ final class Checksums {
         metaCrc.update(view);
         return (int) metaCrc.getValue();
     }
+
+    /** CRC32C of bytes [4, length) of a meta page built in {@code page}, as {@link #ofMeta(int, int)} computes it. */
+    synchronized int ofMeta(ByteBuffer page, int length) {
+        metaCrc.reset();
+        metaCrc.update(page.duplicate().limit(length).position(4));
+        return (int) metaCrc.getValue();
+    }
 }

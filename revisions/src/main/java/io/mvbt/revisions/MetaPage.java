@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 
+import org.agrona.BufferUtil;
 import org.agrona.UnsafeApi;
 
 import io.mvbt.btree.TreeRoot;
@@ -105,13 +106,33 @@ final class MetaPage {
     /** Writes a meta page at {@code slot}, checksum last. */
     static void write(PageStore store, Checksums checksums, long storeId, int slot, long sequence, Revision r,
             long durableRevision, int flags, FlipSet flips) {
-        long page = store.address(slot);
+        int length = fill(store.address(slot), store.pageSize(), storeId, sequence, r, durableRevision, flags, flips);
+        seal(store, checksums, slot, length);
+    }
+
+    /**
+     * Writes a meta page as {@link #write} does, but builds it in {@code scratch} (a page of direct
+     * memory) and hands it to the file with one positional write: a commit that syncs then stores
+     * nothing into the mapping, whose slot the last sync left clean. A reader that catches the write
+     * half done sees a wrong checksum, as with a torn store.
+     */
+    static void writePositional(ByteBuffer scratch, PageStore store, Checksums checksums, long storeId, int slot,
+            long sequence, Revision r, long durableRevision, int flags, FlipSet flips) {
+        long page = BufferUtil.address(scratch);
+        int length = fill(page, store.pageSize(), storeId, sequence, r, durableRevision, flags, flips);
+        UnsafeApi.putInt(page + CHECKSUM, checksums.ofMeta(scratch, length));
+        store.write(slot, scratch.duplicate().position(0).limit(length));
+    }
+
+    /** Writes everything but the checksum at {@code page}; returns the length the checksum covers. */
+    private static int fill(long page, int pageSize, long storeId, long sequence, Revision r, long durableRevision,
+            int flags, FlipSet flips) {
         int flipCount = flips.compact();
         int length = FLIPS + 8 * flipCount;
         UnsafeApi.putInt(page + LENGTH, length);
         UnsafeApi.putLong(page + MAGIC_OFFSET, MAGIC);
         UnsafeApi.putInt(page + FORMAT, FORMAT_VERSION);
-        UnsafeApi.putInt(page + PAGE_SIZE, store.pageSize());
+        UnsafeApi.putInt(page + PAGE_SIZE, pageSize);
         UnsafeApi.putLong(page + SEQUENCE, sequence);
         UnsafeApi.putLong(page + REVISION, r.revision);
         UnsafeApi.putLong(page + DURABLE_REVISION, durableRevision);
@@ -131,7 +152,7 @@ final class MetaPage {
         for (int i = 0; i < flipCount; i++, at += 8) {
             UnsafeApi.putLong(at, flips.member(i));
         }
-        seal(store, checksums, slot, length);
+        return length;
     }
 
     /** Copies slot {@code from} to slot {@code to} as a durable (steady) meta with a new sequence. */

@@ -2,6 +2,7 @@ package io.mvbt.revisions;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -10,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.agrona.BufferUtil;
 import org.agrona.UnsafeApi;
 import org.agrona.collections.LongArrayList;
 
@@ -63,6 +65,8 @@ public final class Store implements AutoCloseable {
     private final FreeSpace space;
     private final FreeMap freeMap;
     private final TxnPages txnPages;
+    /** A page of direct memory in which SYNC commits build their meta (see {@link MetaPage#writePositional}). */
+    private final ByteBuffer metaScratch;
     private final TreeEditor editor;
     private final WriteTxn.Scratch txnScratch = new WriteTxn.Scratch();
     private final ReaderRegistry registry;
@@ -160,7 +164,10 @@ public final class Store implements AutoCloseable {
         this.sealer = access.withTrustUnsealed();
         this.space = new FreeSpace(pages);
         this.freeMap = new FreeMap(pages.pageSize());
-        this.txnPages = new TxnPages(pages, access, space, verified);
+        // Where every commit syncs, each leaves its pages clean: build the next ones off the mapping.
+        boolean syncs = options.durability() == Durability.SYNC && pages.durable() && pages.reusesPages();
+        this.txnPages = new TxnPages(pages, access, space, verified, syncs ? new PrivatePages(pages, checksums) : null);
+        this.metaScratch = BufferUtil.allocateDirectAligned(pages.pageSize(), 64);
         this.editor = new TreeEditor(limits);
         this.writer = new WriterPermit(pages);
         this.slotSpans = new long[registry.capacity()];
@@ -935,6 +942,7 @@ public final class Store implements AutoCloseable {
     void commit(WriteTxn txn, TreeRoot catalog, TreeRoot[] roots, Durability durability) {
         checkWritable();
         long revision = txn.revision();
+        txnPages.writePrivate();
         if (space.flips.size() > MetaPage.flipCapacity(pages.pageSize())) {
             // Reserve first: once the flush starts, nothing may fail before the meta is written.
             space.reserve(freeMap.flushBound(space));
@@ -994,7 +1002,7 @@ public final class Store implements AutoCloseable {
             RevisionWalker.seal(sealer, r, durableBefore);
             int slot = slots.choose();
             long seq = slots.takeSequence();
-            MetaPage.write(pages, checksums, storeId, slot, seq, r, durableBefore, MetaPage.FLAG_SEALED, space.flips);
+            writeSyncedMeta(slot, seq, r, durableBefore);
             slots.wrote(slot, seq, r.revision);
             syncOrFail();
             announce(slot, seq, r);
@@ -1005,6 +1013,24 @@ public final class Store implements AutoCloseable {
         } finally {
             metaLock.unlock();
         }
+    }
+
+    /**
+     * The meta of a SYNC commit, positionally where the file allows it. A failed write there is
+     * repaired through the mapping, which cannot fail: the slot may hold the newest revision, and a
+     * half-written one must not be left in it.
+     */
+    private void writeSyncedMeta(int slot, long seq, Revision r, long durableBefore) {
+        if (pages.reusesPages()) {
+            try {
+                MetaPage.writePositional(metaScratch, pages, checksums, storeId, slot, seq, r, durableBefore,
+                        MetaPage.FLAG_SEALED, space.flips);
+                return;
+            } catch (StorageException e) {
+                // Written below.
+            }
+        }
+        MetaPage.write(pages, checksums, storeId, slot, seq, r, durableBefore, MetaPage.FLAG_SEALED, space.flips);
     }
 
     void endWrite(WriteTxn txn, boolean abort) {

@@ -59,7 +59,11 @@ public final class StoreOptions {
                 maxReaders, sharedWriters, prefault);
     }
 
-    /** Default durability of commits. */
+    /**
+     * Default durability of commits. With {@link Durability#SYNC} a file store also builds each
+     * write transaction's pages in private memory and writes them with positional writes at commit,
+     * since each sync leaves the pages it wrote clean and a store into a clean mapped page faults.
+     */
     public StoreOptions durability(Durability durability) {
         return new StoreOptions(pageSize, Objects.requireNonNull(durability), checkpointInterval, checkpointBytes,
                 writeTimeout, slowReaders, maxReaders, sharedWriters, prefault);

@@ -11,14 +11,17 @@ final class TxnPages implements PageWriter {
     private final FreeSpace space;
     private final VerifiedPages verified;
     private final int maxRunPages;
+    /** Null unless the store syncs every commit by default (see {@link PrivatePages}). */
+    private final PrivatePages privatePages;
     private long revision;
 
-    TxnPages(PageStore store, PageAccess access, FreeSpace space, VerifiedPages verified) {
+    TxnPages(PageStore store, PageAccess access, FreeSpace space, VerifiedPages verified, PrivatePages privatePages) {
         this.store = store;
         this.access = access;
         this.space = space;
         this.verified = verified;
         this.maxRunPages = maxRunPages(store);
+        this.privatePages = privatePages;
     }
 
     /** Overflow runs stay at most 64 MiB (the store's limit), so a large value never needs a huge free run. */
@@ -29,6 +32,16 @@ final class TxnPages implements PageWriter {
     void begin(long revision) {
         this.revision = revision;
         space.begin(revision);
+        if (privatePages != null) {
+            privatePages.begin();
+        }
+    }
+
+    /** Writes the pages built in private memory to the file; the commit calls it before anything reads the file. */
+    void writePrivate() {
+        if (privatePages != null) {
+            privatePages.writeAll();
+        }
     }
 
     @Override
@@ -38,6 +51,12 @@ final class TxnPages implements PageWriter {
 
     @Override
     public long page(long pageNo, long rev, int type) {
+        if (rev == revision && privatePages != null) {
+            long address = privatePages.address(pageNo);
+            if (address != 0) {
+                return address;
+            }
+        }
         return access.page(pageNo, rev, type);
     }
 
@@ -53,6 +72,9 @@ final class TxnPages implements PageWriter {
             // Written by this process: trusted from now on, never validated against a checksum.
             verified.set(pageNo, revision);
         }
+        if (pages == 1 && privatePages != null) {
+            privatePages.take(pageNo);
+        }
         return pageNo;
     }
 
@@ -63,6 +85,12 @@ final class TxnPages implements PageWriter {
 
     @Override
     public long address(long pageNo) {
+        if (privatePages != null) {
+            long address = privatePages.address(pageNo);
+            if (address != 0) {
+                return address;
+            }
+        }
         return store.address(pageNo);
     }
 
@@ -84,6 +112,10 @@ final class TxnPages implements PageWriter {
 
     @Override
     public void writeRun(long pageNo, int pages) {
+        if (privatePages != null) {
+            // A run of one page was taken as private by allocate: the run written here replaces it.
+            privatePages.drop(pageNo, pages);
+        }
         int bytes = pages * store.pageSize();
         long address = org.agrona.BufferUtil.address(runScratch);
         if (store.durable()) {
