@@ -122,6 +122,7 @@ final class MetaPage {
         int length = fill(page, store.pageSize(), storeId, sequence, r, durableRevision, flags, flips);
         UnsafeApi.putInt(page + CHECKSUM, checksums.ofMeta(scratch, length));
         store.write(slot, scratch.duplicate().position(0).limit(length));
+        store.written(slot, 1);
     }
 
     /** Writes everything but the checksum at {@code page}; returns the length the checksum covers. */

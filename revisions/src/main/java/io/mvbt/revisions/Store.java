@@ -3,6 +3,7 @@ package io.mvbt.revisions;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -166,7 +167,8 @@ public final class Store implements AutoCloseable {
         this.freeMap = new FreeMap(pages.pageSize());
         // Where every commit syncs, each leaves its pages clean: build the next ones off the mapping.
         boolean syncs = options.durability() == Durability.SYNC && pages.durable() && pages.reusesPages();
-        this.txnPages = new TxnPages(pages, access, space, verified, syncs ? new PrivatePages(pages, checksums) : null);
+        this.txnPages = new TxnPages(pages, access, space, verified, syncs ? new PrivatePages(pages, checksums) : null,
+                this::writeFailed);
         this.metaScratch = BufferUtil.allocateDirectAligned(pages.pageSize(), 64);
         this.editor = new TreeEditor(limits);
         this.writer = new WriterPermit(pages);
@@ -1064,6 +1066,20 @@ public final class Store implements AutoCloseable {
             throw new StoreFailedException("fsync failed; the store refuses further writes until it is reopened: "
                     + e.getMessage(), e);
         }
+    }
+
+    /**
+     * A positional write that found the file's channel closed: an interrupt of the writing thread
+     * closes it for good, so no later write could succeed either, and the store refuses writes
+     * until it is reopened. Any other failure (a full disk) leaves it writable: the transaction aborts.
+     */
+    RuntimeException writeFailed(StorageException e) {
+        if (!(e.getCause() instanceof ClosedChannelException)) {
+            return e;
+        }
+        failed(e);
+        return new StoreFailedException("a write found the file closed (an interrupt of the writing thread closes it);"
+                + " the store refuses further writes until it is reopened: " + e.getMessage(), e);
     }
 
     void failed(Throwable t) {

@@ -1,8 +1,11 @@
 package io.mvbt.revisions;
 
+import java.util.function.Function;
+
 import io.mvbt.btree.PageHeader;
 import io.mvbt.btree.PageWriter;
 import io.mvbt.pagestore.PageStore;
+import io.mvbt.pagestore.StorageException;
 
 /** The page context of the write transaction: reads through {@link PageAccess}, allocates from {@link FreeSpace}. */
 final class TxnPages implements PageWriter {
@@ -13,15 +16,19 @@ final class TxnPages implements PageWriter {
     private final int maxRunPages;
     /** Null unless the store syncs every commit by default (see {@link PrivatePages}). */
     private final PrivatePages privatePages;
+    /** What a failed positional write becomes: the store decides whether it can write again. */
+    private final Function<StorageException, RuntimeException> writeFailed;
     private long revision;
 
-    TxnPages(PageStore store, PageAccess access, FreeSpace space, VerifiedPages verified, PrivatePages privatePages) {
+    TxnPages(PageStore store, PageAccess access, FreeSpace space, VerifiedPages verified, PrivatePages privatePages,
+            Function<StorageException, RuntimeException> writeFailed) {
         this.store = store;
         this.access = access;
         this.space = space;
         this.verified = verified;
         this.maxRunPages = maxRunPages(store);
         this.privatePages = privatePages;
+        this.writeFailed = writeFailed;
     }
 
     /** Overflow runs stay at most 64 MiB (the store's limit), so a large value never needs a huge free run. */
@@ -40,7 +47,11 @@ final class TxnPages implements PageWriter {
     /** Writes the pages built in private memory to the file; the commit calls it before anything reads the file. */
     void writePrivate() {
         if (privatePages != null) {
-            privatePages.writeAll();
+            try {
+                privatePages.writeAll();
+            } catch (StorageException e) {
+                throw writeFailed.apply(e);
+            }
         }
     }
 
@@ -121,6 +132,10 @@ final class TxnPages implements PageWriter {
         if (store.durable()) {
             PageHeader.seal(address, access.checksums().ofBuffer(runScratch.duplicate().limit(bytes).position(0)));
         }
-        store.write(pageNo, runScratch.duplicate().limit(bytes).position(0));
+        try {
+            store.write(pageNo, runScratch.duplicate().limit(bytes).position(0));
+        } catch (StorageException e) {
+            throw writeFailed.apply(e);
+        }
     }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
@@ -142,6 +143,39 @@ class PrivatePagesTest {
             for (int i = 0; i < values.length; i++) {
                 assertArrayEquals(values[i], s.get(t, key(i)), "key " + i);
             }
+        }
+    }
+
+    @Test
+    void anInterruptedCommitFailsTheStoreAndLosesNothingCommitted() {
+        Path path = dir.resolve("interrupted.mvbt");
+        Tree t;
+        try (Store store = Store.open(path, StoreOptions.defaults())) {
+            try (WriteTxn tx = store.beginWrite()) {
+                t = tx.createTree("t");
+                tx.put(t, key(1), key(1));
+                tx.commit();
+            }
+            try (WriteTxn tx = store.beginWrite()) {
+                tx.put(t, key(2), key(2));
+                // An interrupt closes the file's channel for good under the commit's positional writes.
+                Thread.currentThread().interrupt();
+                try {
+                    assertThrows(StoreFailedException.class, tx::commit);
+                } finally {
+                    Thread.interrupted();
+                }
+            }
+            assertThrows(StoreFailedException.class, store::beginWrite);
+            try (Snapshot s = store.beginRead()) {
+                assertArrayEquals(key(1), s.get(t, key(1)));
+                assertNull(s.get(t, key(2)));
+            }
+        }
+        try (Store store = Store.open(path, StoreOptions.defaults()); Snapshot s = store.beginRead()) {
+            Tree reopened = store.tree("t");
+            assertArrayEquals(key(1), s.get(reopened, key(1)));
+            assertNull(s.get(reopened, key(2)));
         }
     }
 }
