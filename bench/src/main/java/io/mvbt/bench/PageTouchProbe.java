@@ -10,6 +10,8 @@ import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 
+import io.mvbt.pagestore.FilePageStore;
+
 /**
  * Measures what the machine charges for the first store to a page of a shared file mapping after
  * writeback cleaned it, against a store to a page still dirty. mvbt writes pages in place through
@@ -40,8 +42,8 @@ public final class PageTouchProbe {
         Path file = dir.resolve("page-touch-probe");
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
                 StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
-            // Grown the way a file store grows: zeros written in 64 KiB pieces.
-            ByteBuffer zeros = ByteBuffer.allocateDirect(64 << 10);
+            // Grown the way a file store grows.
+            ByteBuffer zeros = ByteBuffer.allocateDirect(FilePageStore.GROWTH_WRITE_BYTES);
             for (long position = 0; position < FILE_BYTES;) {
                 position += channel.write(zeros.clear(), position);
             }
