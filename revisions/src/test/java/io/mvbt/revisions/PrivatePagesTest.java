@@ -36,6 +36,14 @@ class PrivatePagesTest {
         return v;
     }
 
+    /** The values read back after reopening, and the store checks clean. */
+    private static void assertReopens(Path path, byte[][] values) {
+        try (Store store = Store.open(path, StoreOptions.defaults())) {
+            assertAll(store, values);
+            store.check().throwIfDamaged();
+        }
+    }
+
     @Test
     void aSyncStoreBuildsItsPagesOffTheMappingAndANormalOneInIt() {
         for (Durability durability : Durability.values()) {
@@ -73,10 +81,7 @@ class PrivatePagesTest {
             }
             assertAll(store, values);
         }
-        try (Store store = Store.open(path, StoreOptions.defaults())) {
-            assertAll(store, values);
-            store.check().throwIfDamaged();
-        }
+        assertReopens(path, values);
     }
 
     @Test
@@ -98,10 +103,7 @@ class PrivatePagesTest {
             }
             assertTrue(store.stats().lastCommitPages() > 2 * PrivatePages.BYTES / 4096, "pages past the private memory");
         }
-        try (Store store = Store.open(path, StoreOptions.defaults())) {
-            assertAll(store, values);
-            store.check().throwIfDamaged();
-        }
+        assertReopens(path, values);
     }
 
     @Test
