@@ -36,6 +36,8 @@ public final class FilePageStore extends RegionPageStore {
      * as cheap to fault as these.
      */
     public static final int GROWTH_WRITE_BYTES = 4 << 10;
+    /** The zeros growth writes; shared and never written to, each growth reads it through a duplicate. */
+    private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(GROWTH_WRITE_BYTES);
 
     /** Reads the page size of an existing file before it is mapped. */
     @FunctionalInterface
@@ -283,7 +285,7 @@ public final class FilePageStore extends RegionPageStore {
         }
         long oldBytes = fileBytes;
         try {
-            ByteBuffer zeros = ByteBuffer.allocateDirect(GROWTH_WRITE_BYTES);
+            ByteBuffer zeros = ZEROS.duplicate();
             long position = oldBytes;
             while (position < newBytes) {
                 zeros.clear().limit((int) Math.min(zeros.capacity(), newBytes - position));
