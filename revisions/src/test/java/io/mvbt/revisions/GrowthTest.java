@@ -1,0 +1,79 @@
+package io.mvbt.revisions;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+import io.mvbt.pagestore.MemoryPageStore;
+import io.mvbt.pagestore.PageStore;
+
+/**
+ * How the store grows. Each growth of a file maps its new pages as one more mapping, and a process
+ * may hold only some 65,000 of them: growing by what is missing, a MiB at a time, would fail a
+ * store near 64 GiB. Growth is by a 32nd of the store (1 MiB to 64 MiB), whichever path asks.
+ */
+class GrowthTest {
+    private static final int PAGE = 4096;
+    private static final long MIB_PAGES = (1 << 20) / PAGE;
+
+    @Test
+    void reservingBeforeAFreeMapFlushGrowsByAThirtySecondOfTheStore() {
+        MemoryPageStore pages = new MemoryPageStore(PAGE);
+        FreeSpace space = fullSpace(pages, 64 * MIB_PAGES);
+        long before = pages.pageCount();
+
+        space.reserve(10);
+
+        assertEquals(before + before / 32, pages.pageCount(), "a 64 MiB store reserving 10 pages grows by 2 MiB");
+        assertEquals(before / 32, space.reusable.cardinality());
+    }
+
+    @Test
+    void allocatingPastTheEndGrowsByAThirtySecondOfTheStore() {
+        MemoryPageStore pages = new MemoryPageStore(PAGE);
+        FreeSpace space = fullSpace(pages, 64 * MIB_PAGES);
+        long before = pages.pageCount();
+
+        long page = space.allocate(1);
+
+        assertEquals(before, page, "the first page past the old end");
+        assertEquals(before + before / 32, pages.pageCount());
+    }
+
+    @Test
+    void aSmallStoreStillGrowsByAMiB() {
+        MemoryPageStore pages = new MemoryPageStore(PAGE);
+        FreeSpace space = fullSpace(pages, 4 * MIB_PAGES);
+        long before = pages.pageCount();
+
+        space.reserve(1);
+
+        assertEquals(before + MIB_PAGES, pages.pageCount());
+    }
+
+    @Test
+    void aReservationLargerThanTheStepGrowsByTheReservation() {
+        MemoryPageStore pages = new MemoryPageStore(PAGE);
+        FreeSpace space = fullSpace(pages, 64 * MIB_PAGES);
+        long before = pages.pageCount();
+
+        space.reserve(5 * MIB_PAGES);
+
+        assertTrue(space.reusable.cardinality() >= 5 * MIB_PAGES);
+        assertEquals(before + 5 * MIB_PAGES, pages.pageCount());
+    }
+
+    /** Free space over a store of {@code count} pages, every one of them in use. */
+    private static FreeSpace fullSpace(MemoryPageStore pages, long count) {
+        pages.extend(count);
+        FreeSpace space = new FreeSpace(pages);
+        for (long p = PageStore.META_SLOTS; p < count; p++) {
+            space.loadInUse(p);
+        }
+        space.loaded();
+        space.begin(1);
+        assertEquals(0, space.reusable.cardinality());
+        return space;
+    }
+}
