@@ -15,8 +15,9 @@ import io.mvbt.btree.TreeRoot;
 
 /**
  * The catalog: a B+tree from tree name (UTF-8) to the tree's {@link TreeRoot} ({@value TreeRoot#BYTES}
- * bytes). Names starting with NUL are internal trees (the {@link Garbage} list). Its own root lives in the meta page. Creating or dropping a tree is an edit of the
- * catalog, so it commits (or aborts) atomically with the data.
+ * bytes). Names starting with NUL are internal trees (the {@link Garbage} list). Its own root lives in the
+ * meta page, beside the {@link FreshRoots} that supersede some of its entries. Creating or dropping a
+ * tree is an edit of the catalog, so it commits (or aborts) atomically with the data.
  */
 final class Catalog {
     private static final long BYTE_BASE = UnsafeApi.arrayBaseOffset(byte[].class);
@@ -51,13 +52,20 @@ final class Catalog {
         editor.delete(w, catalog, key, BYTE_BASE, key.length);
     }
 
-    /** Names and roots of every user tree, in name order. */
-    static List<Entry> list(PageReader r, TreeRoot catalog) {
-        return list(r, catalog, false);
+    /** Names of every user tree, in name order. */
+    static List<String> names(PageReader r, TreeRoot catalog) {
+        List<String> out = new ArrayList<>();
+        for (Entry e : list(r, catalog, FreshRoots.NONE, false)) {
+            out.add(e.name);
+        }
+        return out;
     }
 
-    /** Names and roots of every tree, with internal ones (names starting with NUL) if asked. */
-    static List<Entry> list(PageReader r, TreeRoot catalog, boolean internal) {
+    /**
+     * Names and roots of every tree, with internal ones (names starting with NUL) if asked: the
+     * fresh root of a tree in place of its older entry in the catalog.
+     */
+    static List<Entry> list(PageReader r, TreeRoot catalog, FreshRoots fresh, boolean internal) {
         List<Entry> out = new ArrayList<>();
         TreeCursor c = new TreeCursor().reset(r, catalog);
         for (boolean ok = c.first(); ok; ok = c.next()) {
@@ -66,7 +74,11 @@ final class Catalog {
             if (!internal && name.length > 0 && name[0] == 0) {
                 continue;
             }
-            out.add(new Entry(new String(name, StandardCharsets.UTF_8), read(r, c.entryAddress())));
+            TreeRoot root = fresh.lookup(name);
+            if (root == null) {
+                root = read(r, c.entryAddress());
+            }
+            out.add(new Entry(new String(name, StandardCharsets.UTF_8), root));
         }
         return out;
     }

@@ -51,7 +51,7 @@ final class IntegrityChecker {
         long entries = 0;
         try {
             checkTree("catalog", r.catalog);
-            for (Catalog.Entry e : Catalog.list(reader, r.catalog, true)) {
+            for (Catalog.Entry e : Catalog.list(reader, r.catalog, r.fresh, true)) {
                 boolean internal = e.name.charAt(0) == 0;
                 if (!internal) {
                     trees++;
@@ -251,7 +251,7 @@ final class IntegrityChecker {
     private void checkHeldRevisions() {
         FreeSpace space = store.space();
         for (Revision held : store.registry().heldRevisions()) {
-            RevisionWalker.walk(reader, held.catalog, RevisionWalker.freeMapOf(held, store.pageSize()), -1,
+            RevisionWalker.walk(reader, held.catalog, held.fresh, RevisionWalker.freeMapOf(held, store.pageSize()), -1,
                     (pageNo, revision, type, address, pages) -> {
                         for (long p = pageNo; p < pageNo + pages; p++) {
                             if (space.reusable.get(p) || space.discarded.get(p)) {

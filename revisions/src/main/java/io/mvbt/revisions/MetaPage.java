@@ -36,12 +36,16 @@ import io.mvbt.pagestore.PageStore;
  * 140 u32 flipCount
  * 144 u64 storeId         random at creation; seeds every page checksum
  * 152 u64 flips[flipCount] pages whose in-use bit differs from the free map
+ *     then {@link FreshRoots}: roots of trees newer than their catalog entries (format 2)
  * </pre>
+ * A store of format 1 (no fresh roots) opens, and its next meta is written in format 2.
  */
 final class MetaPage {
     static final long MAGIC = ByteBuffer.wrap("mvbt-met".getBytes(java.nio.charset.StandardCharsets.US_ASCII))
             .order(ByteOrder.LITTLE_ENDIAN).getLong();
-    static final int FORMAT_VERSION = 1;
+    static final int FORMAT_VERSION = 2;
+    /** The format before {@link FreshRoots}: read, never written. */
+    static final int FORMAT_WITHOUT_FRESH_ROOTS = 1;
     static final int FLAG_SEALED = 1;
 
     static final int CHECKSUM = 0;
@@ -82,6 +86,7 @@ final class MetaPage {
         int freeHeight;
         long storeId;
         long[] flips;
+        FreshRoots fresh = FreshRoots.NONE;
 
         boolean steady() {
             return durableRevision == revision;
@@ -129,7 +134,7 @@ final class MetaPage {
     private static int fill(long page, int pageSize, long storeId, long sequence, Revision r, long durableRevision,
             int flags, FlipSet flips) {
         int flipCount = flips.compact();
-        int length = FLIPS + 8 * flipCount;
+        int length = FLIPS + 8 * flipCount + r.fresh.bytes();
         UnsafeApi.putInt(page + LENGTH, length);
         UnsafeApi.putLong(page + MAGIC_OFFSET, MAGIC);
         UnsafeApi.putInt(page + FORMAT, FORMAT_VERSION);
@@ -153,6 +158,7 @@ final class MetaPage {
         for (int i = 0; i < flipCount; i++, at += 8) {
             UnsafeApi.putLong(at, flips.member(i));
         }
+        r.fresh.writeTo(at);
         return length;
     }
 
@@ -180,12 +186,14 @@ final class MetaPage {
     static Record read(PageStore store, Checksums checksums, int slot) {
         long page = store.address(slot);
         int pageSize = store.pageSize();
-        if (UnsafeApi.getLong(page + MAGIC_OFFSET) != MAGIC || UnsafeApi.getInt(page + FORMAT) != FORMAT_VERSION
+        int format = UnsafeApi.getInt(page + FORMAT);
+        if (UnsafeApi.getLong(page + MAGIC_OFFSET) != MAGIC
+                || format != FORMAT_VERSION && format != FORMAT_WITHOUT_FRESH_ROOTS
                 || UnsafeApi.getInt(page + PAGE_SIZE) != pageSize) {
             return null;
         }
         int length = UnsafeApi.getInt(page + LENGTH);
-        if (length < FLIPS || length > pageSize || (length - FLIPS) % 8 != 0) {
+        if (length < FLIPS || length > pageSize) {
             return null;
         }
         if (UnsafeApi.getInt(page + CHECKSUM) != checksums.ofMeta(slot, length)) {
@@ -207,8 +215,17 @@ final class MetaPage {
         m.freeHeight = UnsafeApi.getInt(page + FREE_HEIGHT);
         m.storeId = UnsafeApi.getLong(page + STORE_ID);
         int flips = UnsafeApi.getInt(page + FLIP_COUNT);
-        if (flips != (length - FLIPS) / 8 || m.durableRevision > m.revision || m.pageCount < PageStore.META_SLOTS
-                || m.freeHeight < 0 || m.freeHeight > 16) {
+        int flipsEnd = FLIPS + 8 * flips;
+        if (flips < 0 || flips > (length - FLIPS) / 8 || m.durableRevision > m.revision
+                || m.pageCount < PageStore.META_SLOTS || m.freeHeight < 0 || m.freeHeight > 16) {
+            return null;
+        }
+        if (format == FORMAT_VERSION) {
+            m.fresh = FreshRoots.readFrom(page + flipsEnd, length - flipsEnd);
+            if (m.fresh == null) {
+                return null;
+            }
+        } else if (length != flipsEnd) {
             return null;
         }
         m.flips = new long[flips];

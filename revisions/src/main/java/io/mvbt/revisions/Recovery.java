@@ -68,7 +68,7 @@ final class Recovery {
                 continue;
             }
             try {
-                RevisionWalker.walk(verifier, m.catalog, freeMapOf(m, store.pageSize()), m.durableRevision,
+                RevisionWalker.walk(verifier, m.catalog, m.fresh, freeMapOf(m, store.pageSize()), m.durableRevision,
                         (pageNo, revision, type, address, pages) -> { });
                 return m;
             } catch (CorruptionException e) {

@@ -4,7 +4,7 @@ import io.mvbt.btree.TreeRoot;
 
 /**
  * One published revision: everything a snapshot needs, immutable. {@code roots} caches the roots of
- * trees by {@link Tree#id()}, filled lazily from the catalog by whichever reader asks first (racing
+ * trees by {@link Tree#id()}, filled lazily from the fresh roots and the catalog by whichever reader asks first (racing
  * readers store equal, immutable values).
  */
 final class Revision {
@@ -15,6 +15,8 @@ final class Revision {
     /** Revision whose pages were durable when this one was committed. */
     final long durableRevision;
     final TreeRoot catalog;
+    /** Roots newer than the catalog's entries for them. */
+    final FreshRoots fresh;
     final long pageCount;
     final long commitMillis;
     final long freeMapRoot;
@@ -22,11 +24,12 @@ final class Revision {
     final int freeMapHeight;
     final TreeRoot[] roots;
 
-    Revision(long revision, long durableRevision, TreeRoot catalog, long pageCount, long commitMillis,
+    Revision(long revision, long durableRevision, TreeRoot catalog, FreshRoots fresh, long pageCount, long commitMillis,
             long freeMapRoot, long freeMapRevision, int freeMapHeight, TreeRoot[] roots) {
         this.revision = revision;
         this.durableRevision = durableRevision;
         this.catalog = catalog;
+        this.fresh = fresh;
         this.pageCount = pageCount;
         this.commitMillis = commitMillis;
         this.freeMapRoot = freeMapRoot;

@@ -1,5 +1,7 @@
 package io.mvbt.revisions;
 
+import java.nio.charset.StandardCharsets;
+
 import io.mvbt.btree.PageHeader;
 import io.mvbt.btree.PageReader;
 import io.mvbt.btree.PageValidator;
@@ -20,7 +22,8 @@ final class RevisionWalker {
     private RevisionWalker() {
     }
 
-    static void walk(PageReader r, TreeRoot catalog, FreeMap freeMap, long since, Visitor visitor) {
+    static void walk(PageReader r, TreeRoot catalog, FreshRoots fresh, FreeMap freeMap, long since,
+            Visitor visitor) {
         TreeWalker.Visitor nodes = new TreeWalker.Visitor() {
             @Override
             public void node(long pageNo, long revision, long address, int level) {
@@ -34,14 +37,23 @@ final class RevisionWalker {
         };
         TreeWalker.walk(r, catalog, since, nodes);
         if (catalog.depth > 0 && catalog.revision > since) {
-            for (Catalog.Entry e : Catalog.list(r, catalog, true)) {
-                TreeWalker.walk(r, e.root, since, nodes);
-                if (e.name.equals(Garbage.NAME)) {
-                    forEachDetached(r, e.root, root -> TreeWalker.walk(r, root, since, nodes));
-                }
+            for (Catalog.Entry e : Catalog.list(r, catalog, fresh, true)) {
+                walkTree(r, e.name, e.root, since, nodes);
+            }
+        } else {
+            // The catalog is older than since, so only trees with fresh roots can have changed.
+            for (int i = 0; i < fresh.size(); i++) {
+                walkTree(r, new String(fresh.key(i), StandardCharsets.UTF_8), fresh.root(i), since, nodes);
             }
         }
         freeMap.walk(r, since, (pageNo, revision, type, address) -> visitor.page(pageNo, revision, type, address, 1));
+    }
+
+    private static void walkTree(PageReader r, String name, TreeRoot root, long since, TreeWalker.Visitor nodes) {
+        TreeWalker.walk(r, root, since, nodes);
+        if (name.equals(Garbage.NAME)) {
+            forEachDetached(r, root, subtree -> TreeWalker.walk(r, subtree, since, nodes));
+        }
     }
 
     /** Calls {@code action} with the root of every detached subtree listed in a garbage tree. */
@@ -66,7 +78,7 @@ final class RevisionWalker {
 
     /** Checksums every page of revision {@code r} written after {@code since} that has none yet. */
     static void seal(PageAccess access, Revision r, long since) {
-        walk(access, r.catalog, freeMapOf(r, access.pageSize()), since, (pageNo, revision, type, address, pages) -> {
+        walk(access, r.catalog, r.fresh, freeMapOf(r, access.pageSize()), since, (pageNo, revision, type, address, pages) -> {
             if (!PageHeader.isSealed(address)) {
                 PageHeader.seal(address, access.checksums().ofRun(pageNo, pages));
                 // A remote store sent the page unsealed, perhaps; it must send it again.

@@ -294,8 +294,8 @@ public final class Store implements AutoCloseable {
         checksums.seed(storeId);
         pages.extend(Math.max(pages.pageCount(), PageStore.META_SLOTS));
         space.loaded();
-        Revision first = new Revision(0, 0, new TreeRoot(), pages.pageCount(), System.currentTimeMillis(), 0, 0, 0,
-                new TreeRoot[0]);
+        Revision first = new Revision(0, 0, new TreeRoot(), FreshRoots.NONE, pages.pageCount(),
+                System.currentTimeMillis(), 0, 0, 0, new TreeRoot[0]);
         if (pages.durable()) {
             long seq = slots.takeSequence();
             MetaPage.write(pages, checksums, storeId, 0, seq, first, 0, MetaPage.FLAG_SEALED, space.flips);
@@ -356,8 +356,8 @@ public final class Store implements AutoCloseable {
             space.loadFlip(flip, m.pageCount);
         }
         space.loaded();
-        latest = new Revision(m.revision, m.durableRevision, m.catalog.copy(), m.pageCount, m.commitMillis,
-                m.freeRoot, m.freeRevision, m.freeHeight, new TreeRoot[0]);
+        latest = new Revision(m.revision, m.durableRevision, m.catalog.copy(), m.fresh, m.pageCount,
+                m.commitMillis, m.freeRoot, m.freeRevision, m.freeHeight, new TreeRoot[0]);
         durableRevision = m.durableRevision;
         return m;
     }
@@ -486,8 +486,9 @@ public final class Store implements AutoCloseable {
 
     /** The revision a followed meta names, with room for the roots of the trees known so far. */
     private Revision followedRevision(MetaPage.Record m) {
-        return new Revision(m.revision, m.durableRevision, m.catalog.copy(), m.pageCount, m.commitMillis,
-                m.freeRoot, m.freeRevision, m.freeHeight, new TreeRoot[Math.max(16, treeIds.get() + 16)]);
+        return new Revision(m.revision, m.durableRevision, m.catalog.copy(), m.fresh, m.pageCount,
+                m.commitMillis, m.freeRoot, m.freeRevision, m.freeHeight,
+                new TreeRoot[Math.max(16, treeIds.get() + 16)]);
     }
 
     /** Takes the id of the store a followed meta belongs to (it seeds the checksums). */
@@ -542,7 +543,10 @@ public final class Store implements AutoCloseable {
                 return cached;
             }
         }
-        TreeRoot found = Catalog.lookup(access, r.catalog, tree.key());
+        TreeRoot found = r.fresh.lookup(tree.key());
+        if (found == null) {
+            found = Catalog.lookup(access, r.catalog, tree.key());
+        }
         TreeRoot root = found == null ? Revision.ABSENT : found;
         if (id < roots.length) {
             ROOTS.setRelease(roots, id, root);
@@ -941,7 +945,7 @@ public final class Store implements AutoCloseable {
         }
     }
 
-    void commit(WriteTxn txn, TreeRoot catalog, TreeRoot[] roots, Durability durability) {
+    void commit(WriteTxn txn, TreeRoot catalog, FreshRoots fresh, TreeRoot[] roots, Durability durability) {
         checkWritable();
         long revision = txn.revision();
         txnPages.writePrivate();
@@ -953,22 +957,22 @@ public final class Store implements AutoCloseable {
         space.reportWritten();
         if (durability == Durability.SYNC && pages.durable()) {
             if (pages.reusesPages()) {
-                commitSync(revision, catalog, roots);
+                commitSync(revision, catalog, fresh, roots);
             } else {
                 // Not beside a checkpoint's first pass, which seals and copies pages to send outside
                 // the meta lock: a page copied while sealed would arrive torn.
                 synchronized (checkpointLock) {
-                    commitSync(revision, catalog, roots);
+                    commitSync(revision, catalog, fresh, roots);
                 }
             }
         } else if (!pages.durable()) {
-            latest = revisionOf(revision, durableRevision, catalog, roots);
+            latest = revisionOf(revision, durableRevision, catalog, fresh, roots);
         } else {
             lockMeta();
             try {
                 // Read under the lock, where a checkpoint moves it.
                 long durableBefore = durableRevision;
-                Revision r = revisionOf(revision, durableBefore, catalog, roots);
+                Revision r = revisionOf(revision, durableBefore, catalog, fresh, roots);
                 int slot = slots.choose();
                 long seq = slots.takeSequence();
                 MetaPage.write(pages, checksums, storeId, slot, seq, r, durableBefore, 0, space.flips);
@@ -986,8 +990,8 @@ public final class Store implements AutoCloseable {
         space.published(revision, held, n);
     }
 
-    private Revision revisionOf(long revision, long durable, TreeRoot catalog, TreeRoot[] roots) {
-        return new Revision(revision, durable, catalog.copy(), pages.pageCount(), System.currentTimeMillis(),
+    private Revision revisionOf(long revision, long durable, TreeRoot catalog, FreshRoots fresh, TreeRoot[] roots) {
+        return new Revision(revision, durable, catalog.copy(), fresh, pages.pageCount(), System.currentTimeMillis(),
                 freeMap.root, freeMap.rootRevision, freeMap.height, roots);
     }
 
@@ -996,11 +1000,11 @@ public final class Store implements AutoCloseable {
      * syncs. The durable revision is read under the meta lock: a checkpoint that finished while this
      * commit waited has moved it, and the revision it replaced is the one to hold for readers elsewhere.
      */
-    private void commitSync(long revision, TreeRoot catalog, TreeRoot[] roots) {
+    private void commitSync(long revision, TreeRoot catalog, FreshRoots fresh, TreeRoot[] roots) {
         lockMeta();
         try {
             long durableBefore = durableRevision;
-            Revision r = revisionOf(revision, durableBefore, catalog, roots);
+            Revision r = revisionOf(revision, durableBefore, catalog, fresh, roots);
             RevisionWalker.seal(sealer, r, durableBefore);
             int slot = slots.choose();
             long seq = slots.takeSequence();
@@ -1287,8 +1291,8 @@ public final class Store implements AutoCloseable {
         }
         space.shrinkTo(tail);
         Revision base = latest;
-        Revision r = new Revision(base.revision + 1, durableRevision, base.catalog, tail, System.currentTimeMillis(),
-                base.freeMapRoot, base.freeMapRevision, base.freeMapHeight, base.roots);
+        Revision r = new Revision(base.revision + 1, durableRevision, base.catalog, base.fresh, tail,
+                System.currentTimeMillis(), base.freeMapRoot, base.freeMapRevision, base.freeMapHeight, base.roots);
         lockMeta();
         try {
             int slot = slots.choose();

@@ -1,6 +1,5 @@
 package io.mvbt.revisions;
 
-import java.util.ArrayList;
 import java.util.List;
 
 import org.agrona.DirectBuffer;
@@ -60,11 +59,7 @@ abstract class View implements ReadView {
     @Override
     public List<String> treeNames() {
         checkUsable();
-        List<String> names = new ArrayList<>();
-        for (Catalog.Entry e : Catalog.list(reader(), catalog())) {
-            names.add(e.name);
-        }
-        return names;
+        return Catalog.names(reader(), catalog());
     }
 
     private long find(Tree tree, Object keyBase, long keyOff, int keyLen) {

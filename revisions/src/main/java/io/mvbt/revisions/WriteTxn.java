@@ -384,24 +384,58 @@ public final class WriteTxn extends View implements AutoCloseable {
                 garbage().reclaim(RECLAIM_PER_COMMIT);
             }
             TreeRoot[] roots = Arrays.copyOf(base.roots, Math.max(base.roots.length, store.treeCount()));
+            FreshRoots fresh = freshRoots();
+            if (fresh == null) {
+                foldIntoCatalog();
+                fresh = FreshRoots.NONE;
+            }
             for (TreeState state : scratch.states) {
-                if (state == null || state.revision != revision || !state.dirty) {
-                    continue;
-                }
-                if (state.exists) {
-                    Catalog.put(editor, pages, catalog, state.tree.key(), state.root, scratch.catalogValue);
-                    roots[state.tree.id()] = state.root.copy();
-                } else {
-                    if (state.existedBefore) {
-                        Catalog.delete(editor, pages, catalog, state.tree.key());
-                    }
-                    roots[state.tree.id()] = Revision.ABSENT;
+                if (state != null && state.revision == revision && state.dirty) {
+                    roots[state.tree.id()] = state.exists ? state.root.copy() : Revision.ABSENT;
                 }
             }
-            store.commit(this, catalog, roots, durability);
+            store.commit(this, catalog, fresh, roots, durability);
             done = true;
         } finally {
             finish(!done);
+        }
+    }
+
+    /**
+     * The base's fresh roots with the new roots of the trees this transaction changed, or null if
+     * they must go to the catalog: a tree was created or dropped, or they do not fit in the meta.
+     */
+    private FreshRoots freshRoots() {
+        FreshRoots fresh = base.fresh;
+        for (TreeState state : scratch.states) {
+            if (state == null || state.revision != revision || !state.dirty) {
+                continue;
+            }
+            if (!state.exists || !state.existedBefore) {
+                return null;
+            }
+            fresh = fresh.with(state.tree.key(), state.root);
+            if (fresh == null) {
+                return null;
+            }
+        }
+        return fresh;
+    }
+
+    /** Writes every fresh root of the base and every change of this transaction into the catalog. */
+    private void foldIntoCatalog() {
+        for (int i = 0; i < base.fresh.size(); i++) {
+            Catalog.put(editor, pages, catalog, base.fresh.key(i), base.fresh.root(i), scratch.catalogValue);
+        }
+        for (TreeState state : scratch.states) {
+            if (state == null || state.revision != revision || !state.dirty) {
+                continue;
+            }
+            if (state.exists) {
+                Catalog.put(editor, pages, catalog, state.tree.key(), state.root, scratch.catalogValue);
+            } else if (state.existedBefore) {
+                Catalog.delete(editor, pages, catalog, state.tree.key());
+            }
         }
     }
 
