@@ -145,6 +145,11 @@ final class FreeSpace {
         hotSize = Math.min(hotSize + 1, hot.length);
     }
 
+    /** Pages in the hot ring, some perhaps taken since by other means. */
+    int hotPages() {
+        return hotSize;
+    }
+
     /** A checkpoint wrote every page back: none is still dirty, so the hot pages are forgotten. */
     void checkpointed() {
         hotSize = 0;
@@ -415,7 +420,10 @@ final class FreeSpace {
             reusable.set(p);
         }
         hint = Math.min(hint, page);
-        if (pages == 1) {
+        if (pages == 1 && dirtied.get(page)) {
+            // Only a page written since the last checkpoint is still dirty. Pages a checkpoint lets
+            // go were written before it and are clean: they are taken in page order like the others,
+            // and would fill the ring to its cap (8 MiB of heap) on a large store.
             pushHot(page);
         }
     }

@@ -114,6 +114,47 @@ class PrefaultTest {
     }
 
     @Test
+    void pagesACheckpointLetsGoAreCleanSoNotHot() {
+        MemoryPageStore pages = new MemoryPageStore(4096);
+        pages.extend(PageStore.META_SLOTS);
+        FreeSpace space = new FreeSpace(pages);
+        space.loaded();
+        space.begin(1);
+        long[] written = new long[500];
+        for (int i = 0; i < written.length; i++) {
+            written[i] = space.allocate(1);
+        }
+        space.published(1, new long[0], 0);
+        space.checkpointed();
+        // Revision 1 is durable (held); revision 2 frees its pages and writes as many new ones.
+        space.begin(2);
+        for (long page : written) {
+            space.free(page, 1, 1);
+            space.allocate(1);
+        }
+        space.published(2, new long[] {1}, 1);
+        assertEquals(0, space.hotPages(), "pages of revision 1 wait for the checkpoint");
+        space.checkpointed();
+        space.releasePending(new long[0], 0);
+        assertEquals(0, space.hotPages(), "written before the checkpoint, so clean");
+        assertEquals(written.length, space.reusable.cardinality() - tailPages(space, pages));
+
+        // Pages written since the checkpoint and freed again are hot.
+        space.begin(3);
+        long page = space.allocate(1);
+        space.published(3, new long[] {2}, 1);
+        space.begin(4);
+        space.free(page, 3, 1);
+        space.published(4, new long[] {2}, 1);
+        assertEquals(1, space.hotPages());
+    }
+
+    /** Reusable pages past the highest page in use: what the last growth added and nothing took. */
+    private static long tailPages(FreeSpace space, MemoryPageStore pages) {
+        return pages.pageCount() - space.reusableTailStart();
+    }
+
+    @Test
     void upcomingListsThePagesAllocationsTakeNextInTheirOrder() {
         MemoryPageStore pages = new MemoryPageStore(4096);
         pages.extend(PageStore.META_SLOTS);
