@@ -97,6 +97,13 @@ public final class TreeEditor {
             root.entries++;
         } else {
             at = pos;
+            long old = leaf + Node.entry(leaf, at);
+            if (!Node.isOverflow(leaf, at) && UnsafeApi.getInt(old) == UnsafeApi.getInt(entry)) {
+                // The same key with an inline value of the same length: overwritten in place, so the
+                // page gains no garbage and its next copy is one memory copy, not a compaction.
+                UnsafeApi.copyMemory(entry, old, entrySize);
+                return false;
+            }
             freeOverflowOf(leaf, at);
             Node.remove(leaf, at);
         }

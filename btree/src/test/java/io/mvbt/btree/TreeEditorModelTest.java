@@ -50,6 +50,49 @@ class TreeEditorModelTest {
         assertTrue(leaves < minimumLeaves * 1.05, "leaves " + leaves + " for " + minimumLeaves + " full ones");
     }
 
+    @Test
+    void overwritingAValueOfTheSameLengthLeavesThePageNoGarbage() {
+        FakePages pages = new FakePages(4096);
+        TreeEditor editor = new TreeEditor(pages.limits);
+        TreeRoot root = new TreeRoot();
+        Random random = new Random(5);
+        for (int i = 0; i < 2000; i++) {
+            byte[] key = String.format("%016d", i).getBytes();
+            byte[] value = value(random, 4096);
+            if (!pages.limits.inline(key.length, value.length)) {
+                value = new byte[100];
+            }
+            editor.put(pages, root, key, BASE, key.length, value, BASE, value.length);
+            model.put(key, value);
+        }
+        pages.nextRevision();
+        // Every key again, with a value of the same length: nothing to compact afterwards.
+        for (Map.Entry<byte[], byte[]> e : model.entrySet()) {
+            byte[] value = new byte[e.getValue().length];
+            random.nextBytes(value);
+            byte[] key = e.getKey();
+            assertFalse(editor.put(pages, root, key, BASE, key.length, value, BASE, value.length));
+            e.setValue(value);
+        }
+        check(pages, root, 5, 0);
+        TreeWalker.walk(pages, root, -1, new TreeWalker.Visitor() {
+            @Override
+            public void node(long pageNo, long revision, long address, int level) {
+                assertEquals(0, Node.garbage(address), "garbage in page " + pageNo + " at level " + level);
+            }
+
+            @Override
+            public void overflow(long pageNo, long revision, long address) {
+            }
+        });
+        // A longer value still replaces the entry (and leaves garbage to compact).
+        byte[] key = model.firstKey();
+        byte[] longer = new byte[model.get(key).length + 1];
+        assertFalse(editor.put(pages, root, key, BASE, key.length, longer, BASE, longer.length));
+        model.put(key, longer);
+        check(pages, root, 5, 1);
+    }
+
     private void run(long seed, int pageSize, int operations) {
         Random random = new Random(seed);
         FakePages pages = new FakePages(pageSize);
