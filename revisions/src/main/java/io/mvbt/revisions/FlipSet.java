@@ -71,4 +71,19 @@ final class FlipSet {
     long member(int i) {
         return log[i];
     }
+
+    FlipSet copy() {
+        FlipSet c = new FlipSet();
+        c.copyFrom(this);
+        return c;
+    }
+
+    /** Makes the members those of {@code other}. */
+    void copyFrom(FlipSet other) {
+        clear();
+        int n = other.compact();
+        for (int i = 0; i < n; i++) {
+            add(other.member(i));
+        }
+    }
 }

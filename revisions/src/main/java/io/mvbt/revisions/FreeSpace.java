@@ -27,6 +27,11 @@ final class FreeSpace {
     final PageSet discarded = new PageSet();
     /** Pages whose in-use bit differs from the persisted free map. */
     final FlipSet flips = new FlipSet();
+    /**
+     * While the running transaction has flushed the free map: its flips against the free map of
+     * the last revision, which are the flips again if the transaction aborts.
+     */
+    private FlipSet flipsBeforeFlush;
 
     /** Runs the running transaction allocated: page, count. */
     private final LongArrayList allocated = new LongArrayList();
@@ -252,6 +257,9 @@ final class FreeSpace {
 
     /** Gives back everything the running transaction allocated and takes back what it freed. */
     void abort() {
+        if (flipsBeforeFlush != null) {
+            flips.copyFrom(flipsBeforeFlush);
+        }
         for (int i = 0; i < freed.size(); i += 3) {
             long page = freed.getLong(i);
             long pages = freed.getLong(i + 1);
@@ -429,6 +437,7 @@ final class FreeSpace {
     }
 
     private void end() {
+        flipsBeforeFlush = null;
         transaction = -1;
         transactionPages = 0;
         allocated.clear();
@@ -461,7 +470,18 @@ final class FreeSpace {
     private void setInUse(long page, boolean on) {
         if (on ? inUse.set(page) : inUse.clear(page)) {
             flips.toggle(page);
+            if (flipsBeforeFlush != null) {
+                flipsBeforeFlush.toggle(page);
+            }
         }
+    }
+
+    /**
+     * The running transaction is about to write the flips into the free map, which empties them:
+     * keeps them, and keeps them current, so that an abort finds them as they were.
+     */
+    void flushing() {
+        flipsBeforeFlush = flips.copy();
     }
 
     /** Applies a flip read from the meta page: the page's state differs from the free map. */

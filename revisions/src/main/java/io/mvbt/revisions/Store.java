@@ -956,6 +956,7 @@ public final class Store implements AutoCloseable {
         if (freeMapFlushDue()) {
             // Reserve first: once the flush starts, nothing may fail before the meta is written.
             space.reserve(freeMap.flushBound(space));
+            space.flushing();
             freeMap.flush(txnPages, space);
             commitsSinceFlush = 0;
         }
