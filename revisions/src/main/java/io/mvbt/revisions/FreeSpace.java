@@ -3,6 +3,7 @@ package io.mvbt.revisions;
 import org.agrona.collections.LongArrayList;
 
 import io.mvbt.pagestore.PageStore;
+import io.mvbt.pagestore.StorageException;
 
 /**
  * Which pages are in use, which may be reused, and which wait for readers. O(1) amortized per page,
@@ -214,7 +215,7 @@ final class FreeSpace {
         while (start > PageStore.META_SLOTS && reusable.get(start - 1)) {
             start--;
         }
-        extendTo(Math.max(start + pages, count + growthStep()));
+        extendTo(count + growthStep(), start + pages);
         if (start + pages <= store.runEnd(start)) {
             return start;
         }
@@ -233,6 +234,22 @@ final class FreeSpace {
     }
 
     /** Extends the store; every page it gains is reusable. */
+    /**
+     * Grows the store to {@code wanted} pages, or, if that fails (a disk nearly full), to
+     * {@code needed}, all that this growth cannot do without.
+     */
+    private void extendTo(long wanted, long needed) {
+        if (wanted <= needed) {
+            extendTo(needed);
+            return;
+        }
+        try {
+            extendTo(wanted);
+        } catch (StorageException e) {
+            extendTo(needed);
+        }
+    }
+
     private void extendTo(long newCount) {
         long count = store.pageCount();
         store.extend(newCount);
@@ -499,7 +516,7 @@ final class FreeSpace {
     void reserve(long pages) {
         long missing = pages - reusable.cardinality();
         if (missing > 0) {
-            extendTo(store.pageCount() + Math.max(missing, growthStep()));
+            extendTo(store.pageCount() + growthStep(), store.pageCount() + missing);
         }
     }
 

@@ -122,7 +122,7 @@ public final class Store implements AutoCloseable {
     private long checkpointsSeen;
     /** Commits since the free map was last flushed (writer-owned). */
     private long commitsSinceFlush;
-    /** Commits a quarter-full set of flips is carried before it is flushed ({@link #freeMapFlushDue}). */
+    /** Commits after a flush from which a quarter-full set of flips is flushed ({@link #freeMapFlushDue}). */
     static final int FLIP_SETTLE_COMMITS = 64;
     private volatile boolean closed;
     /** Set by the writer as it closes. */
@@ -999,9 +999,10 @@ public final class Store implements AutoCloseable {
     /**
      * Whether this commit writes the flips into the free map. Every meta lists them, so each commit
      * pays for those it carries (about 3 ns apiece here): flush when they outgrow the meta, and also
-     * when a quarter of that has sat there for {@value #FLIP_SETTLE_COMMITS} commits. A set of flips
-     * that stops growing just short of the meta's capacity (pages a tree grew by, then kept) would
-     * otherwise be written by every commit, 0.2 µs each in a one-key commit of 1 µs.
+     * when they pass a quarter of that {@value #FLIP_SETTLE_COMMITS} or more commits after the last
+     * flush. A set of flips that stops growing just short of the meta's capacity (pages a tree grew
+     * by, then kept) would otherwise be written by every commit, 0.2 µs each in a one-key commit of
+     * 1 µs.
      */
     private boolean freeMapFlushDue() {
         int flips = space.flips.size();

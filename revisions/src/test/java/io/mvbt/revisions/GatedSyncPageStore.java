@@ -1,14 +1,12 @@
 package io.mvbt.revisions;
 
-import java.nio.ByteBuffer;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import io.mvbt.pagestore.PageStore;
 
 /** A page store that passes everything to another, but can hold one chosen sync until the test lets it go. */
-final class GatedSyncPageStore implements PageStore {
-    private final PageStore pages;
+final class GatedSyncPageStore extends ForwardingPageStore {
     private long syncs;
     private Gate gate;
 
@@ -35,7 +33,7 @@ final class GatedSyncPageStore implements PageStore {
     }
 
     GatedSyncPageStore(PageStore pages) {
-        this.pages = pages;
+        super(pages);
     }
 
     /** Holds the {@code n}th sync from now (1: the next) until the gate is released. */
@@ -65,85 +63,5 @@ final class GatedSyncPageStore implements PageStore {
             }
         }
         pages.sync();
-    }
-
-    @Override
-    public int pageSize() {
-        return pages.pageSize();
-    }
-
-    @Override
-    public long pageCount() {
-        return pages.pageCount();
-    }
-
-    @Override
-    public void extend(long newPageCount) {
-        pages.extend(newPageCount);
-    }
-
-    @Override
-    public long appendRun(int n) {
-        return pages.appendRun(n);
-    }
-
-    @Override
-    public void truncate(long newPageCount) {
-        pages.truncate(newPageCount);
-    }
-
-    @Override
-    public long roundUpToGrowthUnit(long n) {
-        return pages.roundUpToGrowthUnit(n);
-    }
-
-    @Override
-    public long runEnd(long pageNo) {
-        return pages.runEnd(pageNo);
-    }
-
-    @Override
-    public int maxRunPages() {
-        return pages.maxRunPages();
-    }
-
-    @Override
-    public long address(long pageNo) {
-        return pages.address(pageNo);
-    }
-
-    @Override
-    public ByteBuffer buffer(long pageNo, int n) {
-        return pages.buffer(pageNo, n);
-    }
-
-    @Override
-    public void write(long pageNo, ByteBuffer source) {
-        pages.write(pageNo, source);
-    }
-
-    @Override
-    public void written(long pageNo, int n) {
-        pages.written(pageNo, n);
-    }
-
-    @Override
-    public boolean durable() {
-        return pages.durable();
-    }
-
-    @Override
-    public boolean reusesPages() {
-        return pages.reusesPages();
-    }
-
-    @Override
-    public String describe() {
-        return pages.describe();
-    }
-
-    @Override
-    public void close() {
-        pages.close();
     }
 }

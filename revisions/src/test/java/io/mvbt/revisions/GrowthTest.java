@@ -1,12 +1,14 @@
 package io.mvbt.revisions;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
 import io.mvbt.pagestore.MemoryPageStore;
 import io.mvbt.pagestore.PageStore;
+import io.mvbt.pagestore.StorageException;
 
 /**
  * How the store grows. Each growth of a file maps its new pages as one more mapping, and a process
@@ -64,9 +66,40 @@ class GrowthTest {
         assertEquals(before + 5 * MIB_PAGES, pages.pageCount());
     }
 
+    @Test
+    void aDiskTooFullForTheStepStillGivesWhatIsNeeded() {
+        MemoryPageStore memory = new MemoryPageStore(PAGE);
+        long count = 64 * MIB_PAGES;
+        long capacity = count + 100;
+        PageStore nearlyFull = new ForwardingPageStore(memory) {
+            @Override
+            public void extend(long newPageCount) {
+                if (newPageCount > capacity) {
+                    throw new StorageException("no space left on the device (a test's disk of " + capacity
+                            + " pages)");
+                }
+                super.extend(newPageCount);
+            }
+        };
+        FreeSpace space = fullSpace(memory, nearlyFull, count);
+
+        space.reserve(10);
+        assertEquals(count + 10, memory.pageCount(), "the step does not fit: just what the reservation needs");
+        long page = -1;
+        for (int i = 0; i < 11; i++) {
+            page = space.allocate(1);
+        }
+        assertEquals(count + 10, page, "an allocation past the end grows by the page it needs");
+        assertThrows(StorageException.class, () -> space.reserve(1000), "more than the disk holds");
+    }
+
     /** Free space over a store of {@code count} pages, every one of them in use. */
     private static FreeSpace fullSpace(MemoryPageStore pages, long count) {
-        pages.extend(count);
+        return fullSpace(pages, pages, count);
+    }
+
+    private static FreeSpace fullSpace(MemoryPageStore memory, PageStore pages, long count) {
+        memory.extend(count);
         FreeSpace space = new FreeSpace(pages);
         for (long p = PageStore.META_SLOTS; p < count; p++) {
             space.loadInUse(p);
