@@ -51,6 +51,7 @@ final class IntegrityChecker {
         long entries = 0;
         try {
             checkTree("catalog", r.catalog);
+            checkFreshRoots(r);
             for (Catalog.Entry e : Catalog.list(reader, r.catalog, r.fresh, true)) {
                 boolean internal = e.name.charAt(0) == 0;
                 if (!internal) {
@@ -187,6 +188,19 @@ final class IntegrityChecker {
             pagesChecked++;
             if (!reached.set(p)) {
                 problems.add(name + ": page " + p + " is reached twice");
+            }
+        }
+    }
+
+    /** Every fresh root names a tree of the catalog, once. */
+    private void checkFreshRoots(Revision r) {
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (int i = 0; i < r.fresh.size(); i++) {
+            String name = new String(r.fresh.key(i), java.nio.charset.StandardCharsets.UTF_8).replace("\0", "\\0");
+            if (!seen.add(name)) {
+                problems.add("the meta names tree '" + name + "' twice among its fresh roots");
+            } else if (Catalog.lookup(reader, r.catalog, r.fresh.key(i)) == null) {
+                problems.add("the meta holds a fresh root of tree '" + name + "', which the catalog does not have");
             }
         }
     }

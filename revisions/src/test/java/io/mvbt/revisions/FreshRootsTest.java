@@ -2,6 +2,7 @@ package io.mvbt.revisions;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -215,6 +216,31 @@ class FreshRootsTest {
         UnsafeApi.putInt(page + MetaPage.LENGTH, length - 8);
         UnsafeApi.putInt(page + MetaPage.CHECKSUM, checksums.ofMeta(newest.slot, length - 8));
         assertNull(MetaPage.read(image, checksums, newest.slot), "a list cut short");
+    }
+
+    @Test
+    void theCheckerReportsAFreshRootOfATreeTheCatalogLacks() {
+        PowerCutPageStore disk = new PowerCutPageStore(4096);
+        try (Store store = Store.open(disk, StoreOptions.defaults())) {
+            put(store, create(store, "t"), 1);
+        }
+        PowerCutPageStore image = PowerCutPageStore.of(disk.cut(new Random(1)), 4096);
+        Checksums checksums = checksums(image);
+        for (MetaPage.Record m : Recovery.readAll(image, checksums)) {
+            if (m.fresh.size() == 1) {
+                // Rename the fresh root's tree from "t" to "x", as damage the checksum cannot see would.
+                long page = image.address(m.slot);
+                long name = page + MetaPage.FLIPS + 8L * m.flips.length + 4 + 8 + TreeRoot.BYTES;
+                UnsafeApi.putByte(name, (byte) 'x');
+                int length = UnsafeApi.getInt(page + MetaPage.LENGTH);
+                UnsafeApi.putInt(page + MetaPage.CHECKSUM, checksums.ofMeta(m.slot, length));
+            }
+        }
+        try (Store store = Store.open(image, StoreOptions.defaults())) {
+            CheckReport report = store.check();
+            assertFalse(report.ok());
+            assertTrue(report.toString().contains("fresh root of tree 'x'"), report.toString());
+        }
     }
 
     /** Rewrites a meta slot without fresh roots as format 1 would have written it; false if it has some. */
