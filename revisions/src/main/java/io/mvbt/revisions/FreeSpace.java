@@ -233,7 +233,6 @@ final class FreeSpace {
         return run;
     }
 
-    /** Extends the store; every page it gains is reusable. */
     /**
      * Grows the store to {@code wanted} pages, or, if that fails (a disk nearly full), to
      * {@code needed}, all that this growth cannot do without.
@@ -250,6 +249,7 @@ final class FreeSpace {
         }
     }
 
+    /** Extends the store; every page it gains is reusable. */
     private void extendTo(long newCount) {
         long count = store.pageCount();
         store.extend(newCount);

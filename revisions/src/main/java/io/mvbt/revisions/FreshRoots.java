@@ -57,12 +57,15 @@ final class FreshRoots {
         return null;
     }
 
-    /** These roots with {@code root} (copied) for the tree named {@code key}, or null if it does not fit. */
+    /**
+     * These roots with {@code root} for the tree named {@code key}, or null if it does not fit. The
+     * root is kept, not copied: it must never change afterwards (a published root).
+     */
     FreshRoots with(byte[] key, TreeRoot root) {
         for (int i = 0; i < keys.length; i++) {
             if (Arrays.equals(keys[i], key)) {
                 TreeRoot[] r = roots.clone();
-                r[i] = root.copy();
+                r[i] = root;
                 return new FreshRoots(keys, r);
             }
         }
@@ -72,7 +75,7 @@ final class FreshRoots {
         byte[][] k = Arrays.copyOf(keys, keys.length + 1);
         TreeRoot[] r = Arrays.copyOf(roots, roots.length + 1);
         k[keys.length] = key;
-        r[keys.length] = root.copy();
+        r[keys.length] = root;
         return new FreshRoots(k, r);
     }
 

@@ -265,7 +265,8 @@ final class IntegrityChecker {
     private void checkHeldRevisions() {
         FreeSpace space = store.space();
         for (Revision held : store.registry().heldRevisions()) {
-            RevisionWalker.walk(reader, held.catalog, held.fresh, RevisionWalker.freeMapOf(held, store.pageSize()), -1,
+            FreeMap freeMap = RevisionWalker.freeMapOf(held, store.pageSize());
+            RevisionWalker.walk(reader, held.catalog, held.fresh, freeMap, -1,
                     (pageNo, revision, type, address, pages) -> {
                         for (long p = pageNo; p < pageNo + pages; p++) {
                             if (space.reusable.get(p) || space.discarded.get(p)) {

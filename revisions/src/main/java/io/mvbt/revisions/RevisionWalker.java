@@ -78,12 +78,13 @@ final class RevisionWalker {
 
     /** Checksums every page of revision {@code r} written after {@code since} that has none yet. */
     static void seal(PageAccess access, Revision r, long since) {
-        walk(access, r.catalog, r.fresh, freeMapOf(r, access.pageSize()), since, (pageNo, revision, type, address, pages) -> {
+        Visitor sealer = (pageNo, revision, type, address, pages) -> {
             if (!PageHeader.isSealed(address)) {
                 PageHeader.seal(address, access.checksums().ofRun(pageNo, pages));
                 // A remote store sent the page unsealed, perhaps; it must send it again.
                 access.store().written(pageNo, pages);
             }
-        });
+        };
+        walk(access, r.catalog, r.fresh, freeMapOf(r, access.pageSize()), since, sealer);
     }
 }

@@ -384,15 +384,15 @@ public final class WriteTxn extends View implements AutoCloseable {
                 garbage().reclaim(RECLAIM_PER_COMMIT);
             }
             TreeRoot[] roots = Arrays.copyOf(base.roots, Math.max(base.roots.length, store.treeCount()));
-            FreshRoots fresh = freshRoots();
-            if (fresh == null) {
-                foldIntoCatalog();
-                fresh = FreshRoots.NONE;
-            }
             for (TreeState state : scratch.states) {
                 if (state != null && state.revision == revision && state.dirty) {
                     roots[state.tree.id()] = state.exists ? state.root.copy() : Revision.ABSENT;
                 }
+            }
+            FreshRoots fresh = freshRoots(roots);
+            if (fresh == null) {
+                foldIntoCatalog();
+                fresh = FreshRoots.NONE;
             }
             store.commit(this, catalog, fresh, roots, durability);
             done = true;
@@ -404,8 +404,9 @@ public final class WriteTxn extends View implements AutoCloseable {
     /**
      * The base's fresh roots with the new roots of the trees this transaction changed, or null if
      * they must go to the catalog: a tree was created or dropped, or they do not fit in the meta.
+     * The roots are the published copies in {@code roots}.
      */
-    private FreshRoots freshRoots() {
+    private FreshRoots freshRoots(TreeRoot[] roots) {
         FreshRoots fresh = base.fresh;
         for (TreeState state : scratch.states) {
             if (state == null || state.revision != revision || !state.dirty) {
@@ -414,7 +415,7 @@ public final class WriteTxn extends View implements AutoCloseable {
             if (!state.exists || !state.existedBefore) {
                 return null;
             }
-            fresh = fresh.with(state.tree.key(), state.root);
+            fresh = fresh.with(state.tree.key(), roots[state.tree.id()]);
             if (fresh == null) {
                 return null;
             }
