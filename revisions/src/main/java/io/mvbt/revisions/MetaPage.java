@@ -12,6 +12,7 @@ import io.mvbt.btree.TreeRoot;
 import io.mvbt.pagestore.CorruptionException;
 import io.mvbt.pagestore.FilePageStore;
 import io.mvbt.pagestore.PageStore;
+import io.mvbt.pagestore.UnsupportedFormatException;
 
 /**
  * A meta slot: the root of one committed revision. Pages 0 to 3 of a store are meta slots; the
@@ -38,7 +39,9 @@ import io.mvbt.pagestore.PageStore;
  * 152 u64 flips[flipCount] pages whose in-use bit differs from the free map
  *     then {@link FreshRoots}: roots of trees newer than their catalog entries (format 2)
  * </pre>
- * A store of format 1 (no fresh roots) opens, and its next meta is written in format 2.
+ * A store of format 1 (no fresh roots) opens, and its next meta is written in format 2. Every format
+ * keeps the first 24 bytes where they are, so that an intact meta of a newer format is told from a
+ * damaged one.
  */
 final class MetaPage {
     static final long MAGIC = ByteBuffer.wrap("mvbt-met".getBytes(java.nio.charset.StandardCharsets.US_ASCII))
@@ -186,17 +189,22 @@ final class MetaPage {
     static Record read(PageStore store, Checksums checksums, int slot) {
         long page = store.address(slot);
         int pageSize = store.pageSize();
-        int format = UnsafeApi.getInt(page + FORMAT);
-        if (UnsafeApi.getLong(page + MAGIC_OFFSET) != MAGIC
-                || format != FORMAT_VERSION && format != FORMAT_WITHOUT_FRESH_ROOTS
-                || UnsafeApi.getInt(page + PAGE_SIZE) != pageSize) {
+        if (UnsafeApi.getLong(page + MAGIC_OFFSET) != MAGIC || UnsafeApi.getInt(page + PAGE_SIZE) != pageSize) {
             return null;
         }
         int length = UnsafeApi.getInt(page + LENGTH);
-        if (length < FLIPS || length > pageSize) {
+        if (length < PAGE_SIZE + 4 || length > pageSize
+                || UnsafeApi.getInt(page + CHECKSUM) != checksums.ofMeta(slot, length)) {
             return null;
         }
-        if (UnsafeApi.getInt(page + CHECKSUM) != checksums.ofMeta(slot, length)) {
+        int format = UnsafeApi.getInt(page + FORMAT);
+        if (format > FORMAT_VERSION) {
+            // Intact, so not damage: taking it for damage would open the store at an older meta,
+            // whose free pages a newer release may have used since.
+            throw new UnsupportedFormatException(store.describe() + " was written by a newer release of mvbt, in format "
+                    + format + "; this release reads formats " + FORMAT_WITHOUT_FRESH_ROOTS + " to " + FORMAT_VERSION);
+        }
+        if (format != FORMAT_VERSION && format != FORMAT_WITHOUT_FRESH_ROOTS || length < FLIPS) {
             return null;
         }
         Record m = new Record();
