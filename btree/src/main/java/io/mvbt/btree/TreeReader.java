@@ -36,8 +36,9 @@ public final class TreeReader {
     }
 
     /**
-     * Number of keys smaller than {@code key} (or smaller or equal, if {@code inclusive}), in
-     * O(depth) from the entry counts in branch pages.
+     * Number of keys smaller than {@code key} (or smaller or equal, if {@code inclusive}), from the
+     * entry counts in branch pages: one leaf, but on each level the count of every child left of the
+     * path, so O(depth x fanout) reads.
      */
     public static long rank(PageReader r, TreeRoot root, Object keyBase, long keyOff, int keyLen, boolean inclusive) {
         if (root.depth == 0) {
