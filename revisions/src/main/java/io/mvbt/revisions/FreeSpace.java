@@ -249,12 +249,15 @@ final class FreeSpace {
         }
     }
 
-    /** Extends the store; every page it gains is reusable. */
+    /** Extends the store; every page it gains is reusable, and is touched ahead of the writer. */
     private void extendTo(long newCount) {
         long count = store.pageCount();
         store.extend(newCount);
         for (long p = count; p < store.pageCount(); p++) {
             reusable.set(p);
+        }
+        if (prefaulter != null && store.pageCount() > count) {
+            prefaulter.grown(count, store.pageCount());
         }
     }
 

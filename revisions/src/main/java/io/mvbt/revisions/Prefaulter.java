@@ -1,5 +1,6 @@
 package io.mvbt.revisions;
 
+import java.util.Arrays;
 import java.util.concurrent.locks.LockSupport;
 
 import io.mvbt.pagestore.PageStore;
@@ -9,8 +10,9 @@ import io.mvbt.pagestore.PageStore;
  * writer will allocate next. A checkpoint writes every page back, and the first store to a page
  * written back faults (a few microseconds on most machines, 15 or more on some virtual ones); a
  * writer that rewrites a working set of pages pays that once per page per checkpoint. Here another
- * core pays it, ahead of the writer, or while the writer is idle. The touch leaves the pages'
- * bytes as they are ({@link PageStore#prefault}).
+ * core pays it, ahead of the writer, or while the writer is idle. Pages the store grows by fault on
+ * their first store too, so they join the job as they come. The touch leaves the pages' bytes as
+ * they are ({@link PageStore#prefault}).
  *
  * <p>It stays at most {@link #LEAD} pages ahead of the writer's use: a touched page is written
  * back at the next checkpoint whether the writer used it or not, and on some virtual machines a
@@ -22,6 +24,8 @@ final class Prefaulter extends StoreThread {
     private static final int BATCH = 16;
     /** How far ahead of the writer's use it touches: 4 MiB of 4 KiB pages. */
     static final int LEAD = 1024;
+    /** Most pages one job lists: 8 MiB of page numbers. */
+    private static final int MAX_JOB = 1 << 20;
 
     private final PageStore pages;
     /** The pages to touch, in the order the writer will allocate them; replaced after each checkpoint. */
@@ -33,7 +37,8 @@ final class Prefaulter extends StoreThread {
     /** Pages touched so far (written by the thread only). */
     private volatile long touched;
 
-    private record Job(long[] pageNos, int count) {
+    /** Pages in allocation order; {@code pageNos[i]} is the writer's {@code base + i}-th clean page of the window. */
+    private record Job(long[] pageNos, int count, long base) {
     }
 
     Prefaulter(PageStore pages, String name) {
@@ -48,7 +53,30 @@ final class Prefaulter extends StoreThread {
     void touchAhead(long[] pageNos, int count) {
         used = 0;
         wakeAt = Long.MAX_VALUE;
-        job = new Job(pageNos, count);
+        job = new Job(pageNos, count, 0);
+        wake();
+    }
+
+    /**
+     * The store grew by pages {@code from .. to-1}, all clean: the writer takes them upwards once the
+     * pages of the job are gone (growth comes only when nothing else is free), so they go after them.
+     */
+    void grown(long from, long to) {
+        Job current = job;
+        long u = used;
+        long base = u;
+        long[] rest = new long[0];
+        if (current != null && u < current.base + current.count) {
+            int skip = (int) Math.max(0, u - current.base);
+            rest = Arrays.copyOfRange(current.pageNos, skip, current.count);
+            base = current.base + skip;
+        }
+        int added = (int) Math.min(to - from, MAX_JOB - rest.length);
+        long[] pageNos = Arrays.copyOf(rest, rest.length + added);
+        for (int i = 0; i < added; i++) {
+            pageNos[rest.length + i] = from + i;
+        }
+        job = new Job(pageNos, pageNos.length, base);
         wake();
     }
 
@@ -82,14 +110,14 @@ final class Prefaulter extends StoreThread {
     private void touch(Job current) {
         long i = 0;
         while (i < current.count && job == current && !stopping()) {
-            long u = used;
+            long u = used - current.base;
             if (u > i) {
                 // The writer got there first and took the faults itself.
                 i = Math.min(u, current.count);
                 continue;
             }
             if (i - u >= LEAD) {
-                wakeAt = i - LEAD / 2;
+                wakeAt = current.base + i - LEAD / 2;
                 if (used < wakeAt && job == current && !stopping()) {
                     LockSupport.park(this);
                 }

@@ -203,6 +203,29 @@ class PrefaultTest {
         assertEquals(0, pagesPrefaultedAfterAnOverwrite(StoreOptions.defaults().prefault(false)));
     }
 
+    @Test
+    void pagesAStoreGrowsByAreTouchedBeforeAnyCheckpoint() throws Exception {
+        Path path = dir.resolve("growth");
+        try (Store store = Store.open(path, StoreOptions.defaults().durability(Durability.NORMAL)
+                .checkpointInterval(Duration.ofHours(1)))) {
+            byte[] value = new byte[200];
+            // One transaction at a time, each growing the store: no checkpoint ever lists pages.
+            for (int round = 0; round < 20 && store.stats().pagesPrefaulted() == 0; round++) {
+                try (WriteTxn tx = store.beginWrite()) {
+                    Tree t = tx.createTreeIfAbsent("t");
+                    for (int i = 0; i < 5_000; i++) {
+                        tx.put(t, String.format("key-%02d-%06d", round, i).getBytes(), value);
+                    }
+                    tx.commit();
+                }
+                Thread.sleep(50);
+            }
+            assertEquals(0, store.stats().checkpoints());
+            assertTrue(store.stats().pagesPrefaulted() > 0, "no grown page was touched");
+            store.check().throwIfDamaged();
+        }
+    }
+
     private long pagesPrefaultedAfterAnOverwrite(StoreOptions options) throws Exception {
         Path path = dir.resolve("store-" + options.prefault());
         try (Store store = Store.open(path, options.durability(Durability.NORMAL)
