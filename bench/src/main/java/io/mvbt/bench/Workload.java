@@ -31,12 +31,36 @@ public final class Workload {
         }
     }
 
-    /** Writes the 16-digit decimal of {@code number} into {@code key}. */
+    /**
+     * Writes the 16-digit decimal of {@code number} (below 10^16) into {@code key}. Every store's
+     * time per operation includes this, so it is kept cheap: one long division, then two digits per
+     * int step; a digit at a time in long arithmetic took a sixth of mvbt's time per put.
+     */
     public static void key(long number, byte[] key) {
-        long n = number;
-        for (int p = KEY_SIZE - 1; p >= 0; p--) {
-            key[p] = (byte) ('0' + n % 10);
-            n /= 10;
+        if (number < 0 || number >= 10_000_000_000_000_000L) {
+            throw new IllegalArgumentException("key number out of 16 digits: " + number);
+        }
+        eightDigits((int) (number / 100_000_000), key, 0);
+        eightDigits((int) (number % 100_000_000), key, 8);
+    }
+
+    private static final byte[] DIGIT_PAIRS = new byte[200];
+
+    static {
+        for (int i = 0; i < 100; i++) {
+            DIGIT_PAIRS[2 * i] = (byte) ('0' + i / 10);
+            DIGIT_PAIRS[2 * i + 1] = (byte) ('0' + i % 10);
+        }
+    }
+
+    private static void eightDigits(int value, byte[] key, int at) {
+        int v = value;
+        for (int p = at + 6; p >= at; p -= 2) {
+            int rest = v / 100;
+            int pair = 2 * (v - rest * 100);
+            key[p] = DIGIT_PAIRS[pair];
+            key[p + 1] = DIGIT_PAIRS[pair + 1];
+            v = rest;
         }
     }
 

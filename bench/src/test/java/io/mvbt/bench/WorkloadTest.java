@@ -26,6 +26,19 @@ class WorkloadTest {
     }
 
     @Test
+    void keysAreTheSixteenDigitDecimalsOfTheirNumbers() {
+        Rng rng = new Rng(5);
+        byte[] key = new byte[16];
+        for (int i = 0; i < 10_000; i++) {
+            long n = i < 100 ? i : i < 200 ? 9_999_999_999_999_999L - i : rng.nextLong(10_000_000_000_000_000L >> (i % 50));
+            Workload.key(n, key);
+            assertEquals(String.format("%016d", n), new String(key, java.nio.charset.StandardCharsets.US_ASCII));
+        }
+        assertThrows(IllegalArgumentException.class, () -> Workload.key(10_000_000_000_000_000L, key));
+        assertThrows(IllegalArgumentException.class, () -> Workload.key(-1, key));
+    }
+
+    @Test
     void keysSortAsTheirNumbersAndMissingKeysFallBetween() {
         byte[] a = new byte[16];
         byte[] gap = new byte[16];
