@@ -187,7 +187,10 @@ class SearchWhileModifyTest {
             System.out.println("independence: " + readers + " readers scanning beside one writer, 20,000 commits: "
                     + writerWaits + " writer waits, " + metaWaits + " meta-lock waits in " + checkpoints
                     + " checkpoints, no reader lock exists");
-            assertEquals(0, writerWaits, "the writer waited, with no other writer");
+            // No reader ever takes the writer; the checkpointer does, for a moment after each
+            // checkpoint, to give the file's free tail back, so the writer meets it at most that often.
+            assertTrue(writerWaits <= checkpoints, writerWaits + " writer waits for " + checkpoints
+                    + " checkpoints, with no other writer");
             // A checkpoint takes the meta lock twice; the writer meets it there at most that often.
             assertTrue(metaWaits <= 2 * checkpoints + 2, metaWaits + " meta-lock waits for " + checkpoints
                     + " checkpoints");
