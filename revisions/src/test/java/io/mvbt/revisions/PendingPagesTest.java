@@ -1,0 +1,95 @@
+package io.mvbt.revisions;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.TreeSet;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * Pending pages against a model: a page is never released while a held revision can still see
+ * it, every page is released exactly once when nothing holds it, and the count stays right, also
+ * for groups large enough to keep their single pages as a bitmap.
+ */
+class PendingPagesTest {
+    private record Freed(long written, long holder, int count) {
+    }
+
+    @Test
+    void groupsOfEverySizeReleaseEachPageOnceAndNeverEarly() {
+        for (long seed = 1; seed <= 6; seed++) {
+            check(seed, seed % 2 == 0 ? 200 : 3 * PendingPages.LISTED_SINGLES);
+        }
+    }
+
+    private static void check(long seed, int perRound) {
+        SplittableRandom random = new SplittableRandom(seed);
+        PendingPages pending = new PendingPages();
+        TreeSet<Long> held = new TreeSet<>();
+        Map<Long, Freed> waiting = new HashMap<>();
+        long nextPage = 0;
+        long revision = 10;
+        long released = 0;
+        long added = 0;
+        for (int round = 0; round < 8; round++) {
+            // A few revisions are held (a durable one, readers), then pages are freed at newer ones.
+            held.add(revision);
+            if (random.nextBoolean()) {
+                held.add(revision - 1 - random.nextInt(5));
+            }
+            revision += 10;
+            for (int i = 0; i < perRound; i++) {
+                long freedAt = revision + random.nextInt(5);
+                Long holder = held.lower(freedAt);
+                long written = Math.max(1, holder - random.nextInt(30));
+                int count = random.nextInt(10) == 0 ? 2 + random.nextInt(3) : 1;
+                long page = nextPage;
+                nextPage += count;
+                pending.add(holder, page, count, written);
+                waiting.put(page, new Freed(written, holder, count));
+                added += count;
+            }
+            assertEquals(added - released, pending.pages());
+            // Let some holders go; what they pinned is judged again.
+            for (Long h : new ArrayList<>(held)) {
+                if (random.nextInt(3) == 0) {
+                    held.remove(h);
+                }
+            }
+            released += release(pending, held, waiting);
+            assertEquals(added - released, pending.pages());
+        }
+        held.clear();
+        released += release(pending, held, waiting);
+        assertTrue(waiting.isEmpty(), waiting.size() + " runs never released");
+        assertEquals(added, released);
+        assertEquals(0, pending.pages());
+        assertTrue(pending.isEmpty());
+    }
+
+    /** Releases against {@code held}, checking each released run; returns the pages released. */
+    private static long release(PendingPages pending, TreeSet<Long> held, Map<Long, Freed> waiting) {
+        long[] heldArray = held.stream().mapToLong(Long::longValue).toArray();
+        List<Long> pagesReleased = new ArrayList<>();
+        long[] count = new long[1];
+        pending.release(heldArray, heldArray.length, (page, pages) -> {
+            Freed f = waiting.remove(page);
+            assertTrue(f != null, "page " + page + " released twice or never freed");
+            assertEquals(f.count(), pages);
+            // Visible to revisions [written, freed): none of them may still be held.
+            Long seen = held.ceiling(f.written());
+            assertFalse(seen != null && seen <= f.holder(), "page " + page + " written at " + f.written()
+                    + " released while revision " + seen + " is held");
+            pagesReleased.add(page);
+            count[0] += pages;
+        });
+        return count[0];
+    }
+}
