@@ -104,6 +104,8 @@ final class PendingPages {
     }
 
     private final TreeMap<Long, Group> groups = new TreeMap<>();
+    /** Where {@link #release} gathers the pages that move to an older holder (empty between calls). */
+    private final TreeMap<Long, Group> merging = new TreeMap<>();
     private long pageCount;
 
     /** Pages waiting. */
@@ -138,7 +140,9 @@ final class PendingPages {
         }
         Iterator<Map.Entry<Long, Group>> it = groups.entrySet().iterator();
         // Ascending: a group merges downwards, into a group that is held and so is not revisited.
-        TreeMap<Long, Group> merged = new TreeMap<>();
+        TreeMap<Long, Group> merged = merging;
+        // Left over only if a sink failed part way: those pages are forgotten (leaked), never doubled.
+        merged.clear();
         while (it.hasNext()) {
             Map.Entry<Long, Group> e = it.next();
             long holder = e.getKey();
@@ -158,9 +162,12 @@ final class PendingPages {
                 }
             });
         }
-        for (Map.Entry<Long, Group> e : merged.entrySet()) {
-            Group target = groups.computeIfAbsent(e.getKey(), h -> new Group());
-            e.getValue().forEach(target::add);
+        if (!merged.isEmpty()) {
+            for (Map.Entry<Long, Group> e : merged.entrySet()) {
+                Group target = groups.computeIfAbsent(e.getKey(), h -> new Group());
+                e.getValue().forEach(target::add);
+            }
+            merged.clear();
         }
     }
 
