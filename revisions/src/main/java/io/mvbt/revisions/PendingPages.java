@@ -22,38 +22,14 @@ final class PendingPages {
         void release(long page, int pages);
     }
 
-    /**
-     * Listed single pages past which a group keeps its single pages as a bitmap instead: 20 bytes
-     * a page in lists, one bit per page of the store in a bitmap. A checkpoint window of a large
-     * store frees hundreds of thousands of pages its durable revision still reaches.
-     */
-    static final int LISTED_SINGLES = 1 << 14;
-
     private static final class Group {
         long[] pages = new long[8];
         int[] counts = new int[8];
         long[] written = new long[8];
         int size;
-        /**
-         * Single pages as a bitmap (null until the lists grow past {@link #LISTED_SINGLES}), with
-         * the oldest revision that wrote any of them: each is judged as if written then, which
-         * can only make it wait longer.
-         */
-        PageSet singles;
-        long singlesWritten = Long.MAX_VALUE;
 
         void add(long page, int count, long writtenAt) {
-            if (singles != null && count == 1) {
-                singles.set(page);
-                singlesWritten = Math.min(singlesWritten, writtenAt);
-                return;
-            }
             if (size == pages.length) {
-                if (size >= LISTED_SINGLES && singles == null) {
-                    moveSinglesToBitmap();
-                    add(page, count, writtenAt);
-                    return;
-                }
                 int n = size * 2;
                 pages = Arrays.copyOf(pages, n);
                 counts = Arrays.copyOf(counts, n);
@@ -64,48 +40,9 @@ final class PendingPages {
             written[size] = writtenAt;
             size++;
         }
-
-        private void moveSinglesToBitmap() {
-            singles = new PageSet();
-            int kept = 0;
-            for (int i = 0; i < size; i++) {
-                if (counts[i] == 1) {
-                    singles.set(pages[i]);
-                    singlesWritten = Math.min(singlesWritten, written[i]);
-                } else {
-                    pages[kept] = pages[i];
-                    counts[kept] = counts[i];
-                    written[kept] = written[i];
-                    kept++;
-                }
-            }
-            size = kept;
-            int capacity = Math.max(8, Integer.highestOneBit(Math.max(1, kept)) * 2);
-            pages = Arrays.copyOf(pages, capacity);
-            counts = Arrays.copyOf(counts, capacity);
-            written = Arrays.copyOf(written, capacity);
-        }
-
-        /** Calls {@code visitor} with each pending run: (page, count, written). */
-        void forEach(RunVisitor visitor) {
-            for (int i = 0; i < size; i++) {
-                visitor.run(pages[i], counts[i], written[i]);
-            }
-            if (singles != null) {
-                for (long p = singles.nextSetBit(0); p >= 0; p = singles.nextSetBit(p + 1)) {
-                    visitor.run(p, 1, singlesWritten);
-                }
-            }
-        }
-    }
-
-    private interface RunVisitor {
-        void run(long page, int count, long written);
     }
 
     private final TreeMap<Long, Group> groups = new TreeMap<>();
-    /** Where {@link #release} gathers the pages that move to an older holder (empty between calls). */
-    private final TreeMap<Long, Group> merging = new TreeMap<>();
     private long pageCount;
 
     /** Pages waiting. */
@@ -140,9 +77,7 @@ final class PendingPages {
         }
         Iterator<Map.Entry<Long, Group>> it = groups.entrySet().iterator();
         // Ascending: a group merges downwards, into a group that is held and so is not revisited.
-        TreeMap<Long, Group> merged = merging;
-        // Left over only if a sink failed part way: those pages are forgotten (leaked), never doubled.
-        merged.clear();
+        TreeMap<Long, Group> merged = null;
         while (it.hasNext()) {
             Map.Entry<Long, Group> e = it.next();
             long holder = e.getKey();
@@ -153,41 +88,48 @@ final class PendingPages {
             Group g = e.getValue();
             it.remove();
             long below = floorBelow(held, n, holder);
-            g.forEach((page, count, written) -> {
-                if (written > below) {
-                    pageCount -= count;
-                    sink.release(page, count);
+            for (int i = 0; i < g.size; i++) {
+                if (g.written[i] > below) {
+                    pageCount -= g.counts[i];
+                    sink.release(g.pages[i], g.counts[i]);
                 } else {
-                    merged.computeIfAbsent(below, h -> new Group()).add(page, count, written);
+                    if (merged == null) {
+                        merged = new TreeMap<>();
+                    }
+                    merged.computeIfAbsent(below, h -> new Group()).add(g.pages[i], g.counts[i], g.written[i]);
                 }
-            });
+            }
         }
-        if (!merged.isEmpty()) {
+        if (merged != null) {
             for (Map.Entry<Long, Group> e : merged.entrySet()) {
                 Group target = groups.computeIfAbsent(e.getKey(), h -> new Group());
-                e.getValue().forEach(target::add);
+                Group g = e.getValue();
+                for (int i = 0; i < g.size; i++) {
+                    target.add(g.pages[i], g.counts[i], g.written[i]);
+                }
             }
-            merged.clear();
         }
     }
 
     /** Every pending run as (holder, page, count, written). */
     void copyTo(org.agrona.collections.LongArrayList runs) {
         for (Map.Entry<Long, Group> e : groups.entrySet()) {
-            long holder = e.getKey();
-            e.getValue().forEach((page, count, written) -> {
-                runs.addLong(holder);
-                runs.addLong(page);
-                runs.addLong(count);
-                runs.addLong(written);
-            });
+            Group g = e.getValue();
+            for (int i = 0; i < g.size; i++) {
+                runs.addLong(e.getKey());
+                runs.addLong(g.pages[i]);
+                runs.addLong(g.counts[i]);
+                runs.addLong(g.written[i]);
+            }
         }
     }
 
     /** Every pending run, for the integrity checker. */
     void forEach(Sink sink) {
         for (Group g : groups.values()) {
-            g.forEach((page, count, written) -> sink.release(page, count));
+            for (int i = 0; i < g.size; i++) {
+                sink.release(g.pages[i], g.counts[i]);
+            }
         }
     }
 
