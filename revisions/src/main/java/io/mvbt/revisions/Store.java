@@ -850,10 +850,9 @@ public final class Store implements AutoCloseable {
         }
         long limit = Math.min(1 << 20, options.checkpointBytes() / pages.pageSize());
         int count = (int) Math.min(limit, space.lastWindowPages());
-        if (count > 0) {
-            long[] upcoming = new long[count];
-            prefaulter.touchAhead(upcoming, space.upcoming(upcoming));
-        }
+        long[] upcoming = new long[count];
+        // Even empty: the writer's count of pages taken starts again, so the old job must go.
+        prefaulter.touchAhead(upcoming, count > 0 ? space.upcoming(upcoming) : 0);
     }
 
     /** Revisions that pin pages: open snapshots and checkpoints, and the durable revision. */
