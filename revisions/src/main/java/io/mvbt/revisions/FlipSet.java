@@ -72,12 +72,6 @@ final class FlipSet {
         return log[i];
     }
 
-    FlipSet copy() {
-        FlipSet c = new FlipSet();
-        c.copyFrom(this);
-        return c;
-    }
-
     /** Makes the members those of {@code other}. */
     void copyFrom(FlipSet other) {
         clear();

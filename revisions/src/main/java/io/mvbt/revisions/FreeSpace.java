@@ -29,10 +29,12 @@ final class FreeSpace {
     /** Pages whose in-use bit differs from the persisted free map. */
     final FlipSet flips = new FlipSet();
     /**
-     * While the running transaction has flushed the free map: its flips against the free map of
-     * the last revision, which are the flips again if the transaction aborts.
+     * Once the running transaction has flushed the free map ({@link #flushedFreeMap}): its flips
+     * against the free map of the last revision, which are the flips again if it aborts. One set,
+     * reused: a copy would allocate a bitmap as large as the store's at every flush.
      */
-    private FlipSet flipsBeforeFlush;
+    private final FlipSet flipsBeforeFlush = new FlipSet();
+    private boolean flushedFreeMap;
 
     /** Runs the running transaction allocated: page, count. */
     private final LongArrayList allocated = new LongArrayList();
@@ -277,7 +279,7 @@ final class FreeSpace {
 
     /** Gives back everything the running transaction allocated and takes back what it freed. */
     void abort() {
-        if (flipsBeforeFlush != null) {
+        if (flushedFreeMap) {
             flips.copyFrom(flipsBeforeFlush);
         }
         for (int i = 0; i < freed.size(); i += 3) {
@@ -457,7 +459,7 @@ final class FreeSpace {
     }
 
     private void end() {
-        flipsBeforeFlush = null;
+        flushedFreeMap = false;
         transaction = -1;
         transactionPages = 0;
         allocated.clear();
@@ -490,7 +492,7 @@ final class FreeSpace {
     private void setInUse(long page, boolean on) {
         if (on ? inUse.set(page) : inUse.clear(page)) {
             flips.toggle(page);
-            if (flipsBeforeFlush != null) {
+            if (flushedFreeMap) {
                 flipsBeforeFlush.toggle(page);
             }
         }
@@ -501,7 +503,8 @@ final class FreeSpace {
      * keeps them, and keeps them current, so that an abort finds them as they were.
      */
     void flushing() {
-        flipsBeforeFlush = flips.copy();
+        flipsBeforeFlush.copyFrom(flips);
+        flushedFreeMap = true;
     }
 
     /** Applies a flip read from the meta page: the page's state differs from the free map. */

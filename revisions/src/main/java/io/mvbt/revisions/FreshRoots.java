@@ -92,8 +92,8 @@ final class FreshRoots {
         return 8 + TreeRoot.BYTES + ((keyLength + 7) & ~7);
     }
 
-    /** Writes the section at {@code address}; returns its length. */
-    int writeTo(long address) {
+    /** Writes the section, {@link #bytes()} long, at {@code address}. */
+    void writeTo(long address) {
         UnsafeApi.putInt(address, keys.length);
         long at = address + 4;
         for (int i = 0; i < keys.length; i++) {
@@ -110,7 +110,6 @@ final class FreshRoots {
             UnsafeApi.copyMemory(key, BYTE_BASE, null, keyAt, key.length);
             at += entryBytes(key.length);
         }
-        return (int) (at - address);
     }
 
     /**

@@ -105,10 +105,10 @@ final class MetaPage {
 
     /**
      * Flips kept in a meta page before the free map is rewritten: few, since every commit writes and
-     * checksums them all; the space of the page would allow {@code (pageSize - FLIPS) / 8}.
+     * checksums them all; the page, after the largest fresh roots, would allow more.
      */
     static int flipCapacity(int pageSize) {
-        return Math.min(64, (pageSize - FLIPS) / 8);
+        return Math.min(64, (pageSize - FLIPS - FreshRoots.MAX_BYTES) / 8);
     }
 
     /** Writes a meta page at {@code slot}, checksum last. */
@@ -201,8 +201,9 @@ final class MetaPage {
         if (format > FORMAT_VERSION) {
             // Intact, so not damage: taking it for damage would open the store at an older meta,
             // whose free pages a newer release may have used since.
-            throw new UnsupportedFormatException(store.describe() + " was written by a newer release of mvbt, in format "
-                    + format + "; this release reads formats " + FORMAT_WITHOUT_FRESH_ROOTS + " to " + FORMAT_VERSION);
+            throw new UnsupportedFormatException(store.describe() + " was written by a newer release of mvbt, in"
+                    + " format " + format + "; this release reads formats " + FORMAT_WITHOUT_FRESH_ROOTS + " to "
+                    + FORMAT_VERSION);
         }
         if (format != FORMAT_VERSION && format != FORMAT_WITHOUT_FRESH_ROOTS || length < FLIPS) {
             return null;

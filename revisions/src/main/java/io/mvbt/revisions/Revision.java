@@ -4,8 +4,8 @@ import io.mvbt.btree.TreeRoot;
 
 /**
  * One published revision: everything a snapshot needs, immutable. {@code roots} caches the roots of
- * trees by {@link Tree#id()}, filled lazily from the fresh roots and the catalog by whichever reader asks first (racing
- * readers store equal, immutable values).
+ * trees by {@link Tree#id()}, filled lazily from the fresh roots and the catalog by whichever
+ * reader asks first (racing readers store equal, immutable values).
  */
 final class Revision {
     /** Marks a tree the revision does not have. */

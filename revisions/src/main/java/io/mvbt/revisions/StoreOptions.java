@@ -143,8 +143,9 @@ public final class StoreOptions {
      * checkpoint writes the pages back, and the first store to each then faults: 15 µs or more on
      * some virtual machines, a few elsewhere. The thread touches them in the order the writer
      * will take them, on another core or while the writer is idle, at most 1,024 pages ahead of the
-     * writer's use; pages the file grows by join them, as they too fault on their first store. Costs: that thread's time, and up to those 1,024 pages written back once more
-     * when the writer stops using them.
+     * writer's use; pages the file grows by join them, as they too fault on their first store.
+     * Costs: that thread's time, and up to those 1,024 pages written back once more when the
+     * writer stops using them.
      */
     public StoreOptions prefault(boolean on) {
         return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout, slowReaders,

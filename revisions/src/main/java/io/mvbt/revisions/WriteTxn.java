@@ -401,7 +401,7 @@ public final class WriteTxn extends View implements AutoCloseable {
             }
             TreeRoot[] roots = Arrays.copyOf(base.roots, Math.max(base.roots.length, store.treeCount()));
             for (TreeState state : scratch.states) {
-                if (state != null && state.revision == revision && state.dirty) {
+                if (changedHere(state)) {
                     roots[state.tree.id()] = state.exists ? state.root.copy() : Revision.ABSENT;
                 }
             }
@@ -425,7 +425,7 @@ public final class WriteTxn extends View implements AutoCloseable {
     private FreshRoots freshRoots(TreeRoot[] roots) {
         FreshRoots fresh = base.fresh;
         for (TreeState state : scratch.states) {
-            if (state == null || state.revision != revision || !state.dirty) {
+            if (!changedHere(state)) {
                 continue;
             }
             if (!state.exists || !state.existedBefore) {
@@ -439,13 +439,18 @@ public final class WriteTxn extends View implements AutoCloseable {
         return fresh;
     }
 
+    /** Whether this transaction changed the tree of {@code state} (states of other transactions linger). */
+    private boolean changedHere(TreeState state) {
+        return state != null && state.revision == revision && state.dirty;
+    }
+
     /** Writes every fresh root of the base and every change of this transaction into the catalog. */
     private void foldIntoCatalog() {
         for (int i = 0; i < base.fresh.size(); i++) {
             Catalog.put(editor, pages, catalog, base.fresh.key(i), base.fresh.root(i), scratch.catalogValue);
         }
         for (TreeState state : scratch.states) {
-            if (state == null || state.revision != revision || !state.dirty) {
+            if (!changedHere(state)) {
                 continue;
             }
             if (state.exists) {
