@@ -319,7 +319,7 @@ final class FreeSpace {
             if (written > holder) {
                 release(page, pages);
             } else {
-                pending.add(holder, page, pages, written);
+                pending.add(holder, PendingPages.ceiling(held, n, written), page, pages);
             }
         }
         end();
@@ -368,7 +368,7 @@ final class FreeSpace {
             long holder = PendingPages.floorBelow(held, n, others.getLong(i + 3));
             for (long p = page; p < page + others.getLong(i + 1); p++) {
                 if (accounted.set(p) && reusable.get(p)) {
-                    pendIfVisible(p, others.getLong(i + 2), holder);
+                    pendIfVisible(p, others.getLong(i + 2), holder, held, n);
                 }
             }
         }
@@ -376,13 +376,13 @@ final class FreeSpace {
         LongArrayList runs = before.pendingRuns();
         for (int i = 0; i < runs.size(); i += 4) {
             long holder = runs.getLong(i);
-            long page = runs.getLong(i + 1);
-            long written = runs.getLong(i + 3);
-            for (long p = page; p < page + runs.getLong(i + 2); p++) {
+            long low = runs.getLong(i + 1);
+            long page = runs.getLong(i + 2);
+            for (long p = page; p < page + runs.getLong(i + 3); p++) {
                 if (accounted.set(p) && reusable.get(p)) {
                     reusable.clear(p);
                     // Had another process used it since, a lost log entry would not say so.
-                    pending.add(complete ? holder : Math.max(holder, newestHeld), p, 1, written);
+                    pending.add(complete ? holder : Math.max(holder, newestHeld), low, p, 1);
                 }
             }
         }
@@ -392,15 +392,15 @@ final class FreeSpace {
             }
             boolean freeBefore = before.reusable().get(p) || p >= before.pageCount();
             if (!freeBefore || !complete) {
-                pendIfVisible(p, freeBefore ? before.revision() + 1 : 0, newestHeld);
+                pendIfVisible(p, freeBefore ? before.revision() + 1 : 0, newestHeld, held, n);
             }
         }
     }
 
-    private void pendIfVisible(long page, long written, long holder) {
+    private void pendIfVisible(long page, long written, long holder, long[] held, int n) {
         if (holder >= 0 && written <= holder) {
             reusable.clear(page);
-            pending.add(holder, page, 1, written);
+            pending.add(holder, PendingPages.ceiling(held, n, written), page, 1);
         }
     }
 
@@ -411,7 +411,7 @@ final class FreeSpace {
     void pendAllReusable(long holder) {
         for (long p = reusable.nextSetBit(PageStore.META_SLOTS); p >= 0; p = reusable.nextSetBit(p + 1)) {
             reusable.clear(p);
-            pending.add(holder, p, 1, 0);
+            pending.add(holder, 0, p, 1);
         }
         hotSize = 0;
     }

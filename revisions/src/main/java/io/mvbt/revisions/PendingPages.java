@@ -1,20 +1,26 @@
 package io.mvbt.revisions;
 
+import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Iterator;
-import java.util.Map;
-import java.util.TreeMap;
+import java.util.List;
+
+import org.agrona.collections.LongArrayList;
 
 /**
- * Freed pages that a reader may still reach, grouped by the revision that pins them.
+ * Freed pages that a reader may still reach, grouped by the held revisions that can reach them.
  *
  * <p>A page written at revision w and freed at revision r is visible to snapshots of revisions
  * w to r-1, and to nobody else. So it may be reused once no held revision lies in [w, r) (bbolt's
  * rule, stricter than LMDB's "older than the oldest reader"): one long reader pins only the pages
- * it can see, not everything written after it. When the page is freed, the nearest held revision
- * below r is h; if w > h it is reusable at once, otherwise it waits in group h. When h is let go,
- * the group's pages are judged again against the next held revision below h, and so on. Groups
- * with the same holder merge, so there are never more groups than held revisions.
+ * it can see, not everything written after it.
+ *
+ * <p>A revision is only ever taken hold of when it is the newest published one, and a page is
+ * judged after the revision that freed it is published; so the held revisions in [w, r) can only
+ * go, never come. That set is therefore always the held revisions in [low, holder], where low and
+ * holder are the lowest and highest of it when the page was freed, and pages with the same pair
+ * wait and move together, without remembering which revision wrote each. That is what lets a
+ * group keep its single pages as a bitmap once they outnumber a bit per page of the store: a
+ * checkpoint window of a large store pins hundreds of thousands of them.
  */
 final class PendingPages {
     /** Receives runs that became reusable. */
@@ -22,27 +28,71 @@ final class PendingPages {
         void release(long page, int pages);
     }
 
-    private static final class Group {
-        long[] pages = new long[8];
-        int[] counts = new int[8];
-        long[] written = new long[8];
-        int size;
+    /** Single pages listed before a group turns them into a bitmap, at the least. */
+    private static final int MIN_BITMAP_PAGES = 4096;
 
-        void add(long page, int count, long writtenAt) {
-            if (size == pages.length) {
-                int n = size * 2;
-                pages = Arrays.copyOf(pages, n);
-                counts = Arrays.copyOf(counts, n);
-                written = Arrays.copyOf(written, n);
+    /** The pages that held revisions [low, holder] can reach, and no others. */
+    private static final class Group {
+        long holder;
+        long low;
+        /** Single pages, while they are few; null once they are in {@link #bitmap}. */
+        long[] singles = new long[8];
+        int singleCount;
+        PageSet bitmap;
+        long highestPage;
+        /** Longer runs (overflow values): page, count. */
+        final LongArrayList runs = new LongArrayList();
+
+        Group(long holder, long low) {
+            this.holder = holder;
+            this.low = low;
+        }
+
+        void add(long page, int count) {
+            if (count > 1) {
+                runs.addLong(page);
+                runs.addLong(count);
+                return;
             }
-            pages[size] = page;
-            counts[size] = count;
-            written[size] = writtenAt;
-            size++;
+            if (bitmap != null) {
+                bitmap.set(page);
+                return;
+            }
+            highestPage = Math.max(highestPage, page);
+            if (singleCount == singles.length) {
+                if (singleCount >= MIN_BITMAP_PAGES && singleCount > highestPage >>> 6) {
+                    // A bit per page of the store is now less than a long per page listed.
+                    bitmap = new PageSet();
+                    for (int i = 0; i < singleCount; i++) {
+                        bitmap.set(singles[i]);
+                    }
+                    bitmap.set(page);
+                    singles = null;
+                    singleCount = 0;
+                    return;
+                }
+                singles = Arrays.copyOf(singles, singleCount * 2);
+            }
+            singles[singleCount++] = page;
+        }
+
+        void forEach(Sink sink) {
+            for (int i = 0; i < singleCount; i++) {
+                sink.release(singles[i], 1);
+            }
+            if (bitmap != null) {
+                for (long p = bitmap.nextSetBit(0); p >= 0; p = bitmap.nextSetBit(p + 1)) {
+                    sink.release(p, 1);
+                }
+            }
+            for (int i = 0; i < runs.size(); i += 2) {
+                sink.release(runs.getLong(i), (int) runs.getLong(i + 1));
+            }
         }
     }
 
-    private final TreeMap<Long, Group> groups = new TreeMap<>();
+    /** Few: at most one per pair of held revisions, in practice one or two. */
+    private final List<Group> groups = new ArrayList<>();
     private long pageCount;
 
     /** Pages waiting. */
@@ -54,10 +104,27 @@ final class PendingPages {
         return groups.isEmpty();
     }
 
-    /** A run written at {@code written} that held revision {@code holder} can still reach. */
-    void add(long holder, long page, int count, long written) {
-        groups.computeIfAbsent(holder, h -> new Group()).add(page, count, written);
+    /**
+     * A run that held revisions from {@code low} to {@code holder} can reach: {@code holder} is
+     * the newest held revision below the one that freed it, {@code low} at most the oldest held
+     * revision at or above the one that wrote it (the revision that wrote it will do).
+     */
+    void add(long holder, long low, long page, int count) {
+        group(holder, low).add(page, count);
         pageCount += count;
+    }
+
+    private Group group(long holder, long low) {
+        // The newest group first: a commit adds its pages to the same one or two.
+        for (int i = groups.size() - 1; i >= 0; i--) {
+            Group g = groups.get(i);
+            if (g.holder == holder && g.low == low) {
+                return g;
+            }
+        }
+        Group g = new Group(holder, low);
+        groups.add(g);
+        return g;
     }
 
     /** Forgets every pending page (their state is loaded again). */
@@ -67,69 +134,73 @@ final class PendingPages {
     }
 
     /**
-     * Judges every group whose holder is no longer held against the next held revision below it.
+     * Narrows every group to the held revisions that can still reach it; releases those that none
+     * can reach and merges those that come to wait for the same ones.
      *
      * @param held held revisions, ascending, {@code n} of them
      */
     void release(long[] held, int n, Sink sink) {
-        if (groups.isEmpty()) {
-            return;
-        }
-        Iterator<Map.Entry<Long, Group>> it = groups.entrySet().iterator();
-        // Ascending: a group merges downwards, into a group that is held and so is not revisited.
-        TreeMap<Long, Group> merged = null;
-        while (it.hasNext()) {
-            Map.Entry<Long, Group> e = it.next();
-            long holder = e.getKey();
-            if (Arrays.binarySearch(held, 0, n, holder) >= 0) {
+        for (int i = 0; i < groups.size(); i++) {
+            Group g = groups.get(i);
+            long low = ceiling(held, n, g.low);
+            long holder = floor(held, n, g.holder);
+            if (low == g.low && holder == g.holder) {
                 continue;
             }
-            // Read the group before removing: TreeMap's remove may reuse the entry for its successor.
-            Group g = e.getValue();
-            it.remove();
-            long below = floorBelow(held, n, holder);
-            for (int i = 0; i < g.size; i++) {
-                if (g.written[i] > below) {
-                    pageCount -= g.counts[i];
-                    sink.release(g.pages[i], g.counts[i]);
-                } else {
-                    if (merged == null) {
-                        merged = new TreeMap<>();
-                    }
-                    merged.computeIfAbsent(below, h -> new Group()).add(g.pages[i], g.counts[i], g.written[i]);
+            if (low < 0 || holder < low) {
+                g.forEach(sink);
+                pageCount -= pagesOf(g);
+                removeAt(i--);
+                continue;
+            }
+            Group same = null;
+            for (Group other : groups) {
+                if (other != g && other.holder == holder && other.low == low) {
+                    same = other;
+                    break;
                 }
             }
-        }
-        if (merged != null) {
-            for (Map.Entry<Long, Group> e : merged.entrySet()) {
-                Group target = groups.computeIfAbsent(e.getKey(), h -> new Group());
-                Group g = e.getValue();
-                for (int i = 0; i < g.size; i++) {
-                    target.add(g.pages[i], g.counts[i], g.written[i]);
-                }
+            if (same == null) {
+                g.holder = holder;
+                g.low = low;
+            } else {
+                Group target = same;
+                g.forEach(target::add);
+                removeAt(i--);
             }
         }
     }
 
-    /** Every pending run as (holder, page, count, written). */
-    void copyTo(org.agrona.collections.LongArrayList runs) {
-        for (Map.Entry<Long, Group> e : groups.entrySet()) {
-            Group g = e.getValue();
-            for (int i = 0; i < g.size; i++) {
-                runs.addLong(e.getKey());
-                runs.addLong(g.pages[i]);
-                runs.addLong(g.counts[i]);
-                runs.addLong(g.written[i]);
-            }
+    private void removeAt(int i) {
+        int last = groups.size() - 1;
+        groups.set(i, groups.get(last));
+        groups.remove(last);
+    }
+
+    private static long pagesOf(Group g) {
+        long pages = g.singleCount + (g.bitmap == null ? 0 : g.bitmap.cardinality());
+        for (int i = 1; i < g.runs.size(); i += 2) {
+            pages += g.runs.getLong(i);
+        }
+        return pages;
+    }
+
+    /** Every pending run as (holder, low, page, count). */
+    void copyTo(LongArrayList runs) {
+        for (Group g : groups) {
+            g.forEach((page, pages) -> {
+                runs.addLong(g.holder);
+                runs.addLong(g.low);
+                runs.addLong(page);
+                runs.addLong(pages);
+            });
         }
     }
 
     /** Every pending run, for the integrity checker. */
     void forEach(Sink sink) {
-        for (Group g : groups.values()) {
-            for (int i = 0; i < g.size; i++) {
-                sink.release(g.pages[i], g.counts[i]);
-            }
+        for (Group g : groups) {
+            g.forEach(sink);
         }
     }
 
@@ -138,5 +209,18 @@ final class PendingPages {
         int i = Arrays.binarySearch(held, 0, n, revision);
         int below = (i >= 0 ? i : -i - 1) - 1;
         return below >= 0 ? held[below] : -1;
+    }
+
+    /** Largest held revision at or below {@code revision}, or -1. */
+    static long floor(long[] held, int n, long revision) {
+        int i = Arrays.binarySearch(held, 0, n, revision);
+        return i >= 0 ? revision : floorBelow(held, n, revision);
+    }
+
+    /** Smallest held revision at or above {@code revision}, or -1. */
+    static long ceiling(long[] held, int n, long revision) {
+        int i = Arrays.binarySearch(held, 0, n, revision);
+        int at = i >= 0 ? i : -i - 1;
+        return at < n ? held[at] : -1;
     }
 }

@@ -39,23 +39,26 @@ class PendingPagesTest {
         long released = 0;
         long added = 0;
         for (int round = 0; round < 8; round++) {
-            // A few revisions are held (a durable one, readers), then pages are freed at newer ones.
+            // Revisions are taken hold of when they are the newest: a durable one, readers.
             held.add(revision);
             if (random.nextBoolean()) {
-                held.add(revision - 1 - random.nextInt(5));
+                held.add(revision + 1 + random.nextInt(3));
             }
-            revision += 10;
+            revision += 5;
+            long[] heldArray = held.stream().mapToLong(Long::longValue).toArray();
             for (int i = 0; i < perRound; i++) {
                 long freedAt = revision + random.nextInt(5);
-                Long holder = held.lower(freedAt);
+                long holder = held.lower(freedAt);
                 long written = Math.max(1, holder - random.nextInt(30));
                 int count = random.nextInt(10) == 0 ? 2 + random.nextInt(3) : 1;
                 long page = nextPage;
                 nextPage += count;
-                pending.add(holder, page, count, written);
+                long low = PendingPages.ceiling(heldArray, heldArray.length, written);
+                pending.add(holder, random.nextBoolean() ? low : written, page, count);
                 waiting.put(page, new Freed(written, holder, count));
                 added += count;
             }
+            revision += 5;
             assertEquals(added - released, pending.pages());
             // Let some holders go; what they pinned is judged again.
             for (Long h : new ArrayList<>(held)) {
@@ -88,10 +91,10 @@ class PendingPagesTest {
         long page = 10;
         long visibleToReader = 0;
         for (int window = 0; window < 10; window++) {
-            pending.add(durable, page++, 1, 1);
+            pending.add(durable, 1, page++, 1);
             visibleToReader++;
             for (int i = 1; i < 20_000; i++) {
-                pending.add(durable, page++, 1, reader + 1 + (i % 50));
+                pending.add(durable, reader + 1 + (i % 50), page++, 1);
             }
             long next = durable + 100;
             pending.release(new long[] {reader, next}, 2, (p, n) -> { });
