@@ -41,6 +41,7 @@ public interface PageStore extends AutoCloseable {
     /**
      * Shrinks the store to {@code newPageCount} pages, which must be a multiple of the growth unit
      * ({@link #roundUpToGrowthUnit}); the caller guarantees that nobody reads the pages past the new end.
+     * Drops whatever {@link #zeroAhead} prepared past it, even at the current page count.
      */
     void truncate(long newPageCount);
 
@@ -112,6 +113,15 @@ public interface PageStore extends AutoCloseable {
      * skipped.
      */
     default void prefault(long[] pageNos, int from, int count) {
+    }
+
+    /**
+     * Prepares, in the calling thread, up to {@code maxBytes} of a later growth to {@code newPageCount}
+     * pages, so that {@link #extend} then has less to do. A hint: a store that grows cheaply does
+     * nothing. Returns whether more could be prepared.
+     */
+    default boolean zeroAhead(long newPageCount, long maxBytes) {
+        return false;
     }
 
     /** Tells the store that a run of pages was written (remote and fault-injecting stores track it). */

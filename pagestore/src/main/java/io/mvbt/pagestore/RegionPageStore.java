@@ -153,6 +153,10 @@ abstract class RegionPageStore implements PageStore {
         }
     }
 
+    final boolean isClosed() {
+        return closed;
+    }
+
     final boolean markClosed() {
         if (closed) {
             return false;

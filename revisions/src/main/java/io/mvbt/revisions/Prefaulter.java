@@ -12,7 +12,8 @@ import io.mvbt.pagestore.PageStore;
  * writer that rewrites a working set of pages pays that once per page per checkpoint. Here another
  * core pays it, ahead of the writer, or while the writer is idle. Pages the store grows by fault on
  * their first store too, so they join the job as they come. The touch leaves the pages' bytes as
- * they are ({@link PageStore#prefault}).
+ * they are ({@link PageStore#prefault}). Between touches it also writes the zeros of the store's
+ * next growth, which the writer would otherwise write itself when it runs out of pages.
  *
  * <p>It stays at most {@link #LEAD} pages ahead of the writer's use: a touched page is written
  * back at the next checkpoint whether the writer used it or not, and on some virtual machines a
@@ -26,6 +27,8 @@ final class Prefaulter extends StoreThread {
     static final int LEAD = 1024;
     /** Most pages one job lists: 8 MiB of page numbers. */
     private static final int MAX_JOB = 1 << 20;
+    /** Zeros written ahead per call, under the page store's lock that growth also takes. */
+    private static final long ZERO_BYTES = 256 << 10;
 
     private final PageStore pages;
     /** The pages to touch, in the order the writer will allocate them; replaced after each checkpoint. */
@@ -36,6 +39,10 @@ final class Prefaulter extends StoreThread {
     private volatile long wakeAt = Long.MAX_VALUE;
     /** Pages touched so far (written by the thread only). */
     private volatile long touched;
+    /** The page count whose growth to prepare: as far again as the last growth went. */
+    private volatile long zeroTo;
+    /** The page count prepared so far, or given up on (read and written by the thread only). */
+    private long zeroedTo;
 
     /** Pages in allocation order; {@code pageNos[i]} is the writer's {@code base + i}-th clean page of the window. */
     private record Job(long[] pageNos, int count, long base) {
@@ -60,8 +67,11 @@ final class Prefaulter extends StoreThread {
     /**
      * The store grew by pages {@code from .. to-1}, all clean: the writer takes them upwards once the
      * pages of the job are gone (growth comes only when nothing else is free), so they go after them.
+     * A store that grew once grows again, by as much: the zeros of that growth are written now, in
+     * this thread ({@link PageStore#zeroAhead}), not later in the writer's.
      */
     void grown(long from, long to) {
+        zeroTo = to + (to - from);
         Job current = job;
         long u = used;
         long base = u;
@@ -94,17 +104,35 @@ final class Prefaulter extends StoreThread {
         Job done = null;
         while (!stopping()) {
             Job current = job;
-            if (current == done) {
+            if (current != done) {
+                done = current;
+                try {
+                    touch(current);
+                } catch (RuntimeException e) {
+                    // A hint only: a store that closed or failed meanwhile ends the job.
+                }
+            } else if (!zeroSome()) {
                 LockSupport.park(this);
-                continue;
-            }
-            done = current;
-            try {
-                touch(current);
-            } catch (RuntimeException e) {
-                // A hint only: a store that closed or failed meanwhile ends the job.
             }
         }
+    }
+
+    /** Writes a piece of the zeros of the next growth; false if there was nothing to write. */
+    private boolean zeroSome() {
+        long target = zeroTo;
+        if (target <= zeroedTo) {
+            return false;
+        }
+        boolean more = false;
+        try {
+            more = pages.zeroAhead(target, ZERO_BYTES);
+        } catch (RuntimeException e) {
+            // A hint only, like the touches.
+        }
+        if (!more) {
+            zeroedTo = target;
+        }
+        return true;
     }
 
     private void touch(Job current) {
@@ -118,7 +146,7 @@ final class Prefaulter extends StoreThread {
             }
             if (i - u >= LEAD) {
                 wakeAt = current.base + i - LEAD / 2;
-                if (used < wakeAt && job == current && !stopping()) {
+                if (used < wakeAt && job == current && !stopping() && !zeroSome()) {
                     LockSupport.park(this);
                 }
                 continue;

@@ -1128,6 +1128,7 @@ public final class Store implements AutoCloseable {
         if (sharedFile == null) {
             checkpoint();
             shrink(false);
+            dropZerosAhead();
             return;
         }
         acquireWriter("sync");
@@ -1279,6 +1280,23 @@ public final class Store implements AutoCloseable {
             // A clean close finishes the sweep, unless Redis fails it.
         }
         syncOrFail();
+    }
+
+    /**
+     * Gives back the zeros written ahead of the next growth ({@link Prefaulter}): after a sync the
+     * file holds what the store uses. Needs the writer, which may grow the store meanwhile.
+     */
+    private void dropZerosAhead() {
+        if (!writer.tryAcquire()) {
+            return;
+        }
+        try {
+            if (failure == null) {
+                pages.truncate(pages.pageCount());
+            }
+        } finally {
+            writer.release();
+        }
     }
 
     /**
