@@ -70,6 +70,13 @@ final class FreeSpace {
     /** Where freed runs are told to writers of other processes (writers that take turns), or null. */
     private FreedLog freedLog;
 
+    /**
+     * False while a holder may still come to light at a revision older than the newest (readers on
+     * other hosts, before the first look at them): then a freed page waits for every held revision
+     * below the one that freed it, not only for those at or above the one that wrote it.
+     */
+    private boolean holdersKnown = true;
+
     /** False for a store that never writes a page number twice: freed pages are discarded, not reused. */
     private final boolean reuse;
 
@@ -319,10 +326,15 @@ final class FreeSpace {
             if (written > holder) {
                 release(page, pages);
             } else {
-                pending.add(holder, PendingPages.ceiling(held, n, written), page, pages);
+                pending.add(holder, holdersKnown ? PendingPages.ceiling(held, n, written) : 0, page, pages);
             }
         }
         end();
+    }
+
+    /** Whether every holder is known ({@link #holdersKnown}). */
+    void holdersKnown(boolean known) {
+        holdersKnown = known;
     }
 
     /** Tells every freed run to writers of other processes from now on. */

@@ -195,6 +195,8 @@ public final class Store implements AutoCloseable {
         if (remote != null && !readOnly && !create) {
             sweepBelow = latest.revision;
             openedNanos = System.nanoTime();
+            // Readers elsewhere may hold any older revision until a look at them succeeds.
+            space.holdersKnown(false);
         }
         if (sharedFile != null) {
             space.logFreesTo(freedLog);
@@ -924,6 +926,9 @@ public final class Store implements AutoCloseable {
         }
         for (long revision : look.revisions()) {
             n = addHeld(revision, n);
+        }
+        if (look.lookedAtNanos() - openedNanos > 0) {
+            space.holdersKnown(true);
         }
         // Pages free when this writer opened may be swept once no reader elsewhere can reach them:
         // none registered below that revision, and none between a meta and its registration, in a

@@ -103,6 +103,45 @@ class PendingPagesTest {
         assertEquals(visibleToReader, pending.pages(), "pages pinned by a reader that sees " + visibleToReader);
     }
 
+    /**
+     * A reader that closed between two releases that saw the same held revisions: the pages it
+     * pinned, added after the first release, go at the second.
+     */
+    @Test
+    void pagesOfAHolderThatCameAndWentBetweenReleasesAreReleased() {
+        PendingPages pending = new PendingPages();
+        long[] durable = {100};
+        pending.add(100, 100, 5, 1);
+        pending.release(durable, 1, (p, n) -> { });
+        // A reader at 150 was held when revision 160 freed these pages, written at 120.
+        pending.add(150, 150, 7, 1);
+        pending.add(150, 150, 8, 2);
+        List<Long> released = new ArrayList<>();
+        pending.release(durable, 1, (p, n) -> released.add(p));
+        assertEquals(List.of(7L, 8L), released);
+        assertEquals(1, pending.pages(), "the durable revision's page stays");
+    }
+
+    /**
+     * A page freed before every holder is known waits with low bound 0: a holder that comes to
+     * light later below its writer's oldest known reader still keeps it, where a page judged with
+     * the holders then known would go.
+     */
+    @Test
+    void aLowBoundOfZeroKeepsPagesForAHolderThatComesToLightLater() {
+        PendingPages pending = new PendingPages();
+        // Written at 30, freed at 150, with 100 the only holder known: low 0 here, 100 otherwise.
+        pending.add(100, 0, 7, 1);
+        pending.add(100, 100, 8, 1);
+        List<Long> released = new ArrayList<>();
+        // A reader at 40 comes to light, then a checkpoint lets 100 go.
+        pending.release(new long[] {40, 200}, 2, (p, n) -> released.add(p));
+        assertEquals(List.of(8L), released, "only the page judged with 100 as its oldest holder goes");
+        assertEquals(1, pending.pages());
+        pending.release(new long[] {200}, 1, (p, n) -> released.add(p));
+        assertEquals(List.of(8L, 7L), released);
+    }
+
     /** Releases against {@code held}, checking each released run; returns the pages released. */
     private static long release(PendingPages pending, TreeSet<Long> held, Map<Long, Freed> waiting) {
         long[] heldArray = held.stream().mapToLong(Long::longValue).toArray();
