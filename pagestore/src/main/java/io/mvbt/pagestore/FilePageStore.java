@@ -11,8 +11,9 @@ import org.agrona.UnsafeApi;
 /**
  * Pages in a file, memory-mapped and read and written in place. Writing a page is a memory store:
  * a commit makes no system call. {@link #sync()} is one fdatasync, which on Linux also writes back
- * pages dirtied through the mapping. The file's length is a whole number of MiB; each growth maps
- * only the new part, so pages already mapped keep their page table entries.
+ * pages dirtied through the mapping. The file's length is a whole number of MiB (but for zeros
+ * written ahead of the next growth, {@link #zeroAhead}); each growth maps only the new part, so
+ * pages already mapped keep their page table entries.
  *
  * <p>The file grows by writing zeros, not by leaving a hole: a full disk then fails the growth with
  * an {@link StorageException} instead of killing the JVM with SIGBUS on a later store to the mapping.
@@ -63,6 +64,12 @@ public final class FilePageStore extends RegionPageStore {
      * ({@link #zeroAhead}) wait past the end.
      */
     private long zeroedBytes;
+    /**
+     * No zeros are written ahead past this: a truncation sets it to the new end, so that zeros
+     * the background thread was still writing for a growth before it do not come back; the next
+     * growth lifts it.
+     */
+    private long zeroAheadLimit = Long.MAX_VALUE;
 
     private FilePageStore(Path path, int pageSize, FileChannel channel, LockFile lockFile, boolean created,
             boolean readOnly, boolean shared) {
@@ -129,7 +136,7 @@ public final class FilePageStore extends RegionPageStore {
                 pageSize = newPageSize;
             }
             FilePageStore store = new FilePageStore(path, pageSize, channel, lockFile, created, false, shared);
-            // Bytes past the last whole chunk were never written by a store: they are ignored.
+            // Bytes past the last whole chunk hold only zeros, of a growth cut short: they are ignored.
             store.mapExisting(created ? 0 : size / CHUNK_BYTES * CHUNK_BYTES);
             return store;
         } catch (IOException e) {
@@ -295,6 +302,7 @@ public final class FilePageStore extends RegionPageStore {
             // Zeros written ahead are used as they are.
             writeZeros(Math.max(oldBytes, zeroedBytes), newBytes);
             zeroedBytes = Math.max(zeroedBytes, newBytes);
+            zeroAheadLimit = Long.MAX_VALUE;
             fileBytes = newBytes;
             mapUpTo(pages);
             setPageCount(pages);
@@ -323,7 +331,7 @@ public final class FilePageStore extends RegionPageStore {
         if (readOnly || shared || isClosed()) {
             return false;
         }
-        long target = roundUpToChunk(newPageCount) * pageSize();
+        long target = Math.min(roundUpToChunk(newPageCount) * pageSize(), zeroAheadLimit);
         long from = Math.max(fileBytes, zeroedBytes);
         if (from >= target) {
             return false;
@@ -369,6 +377,7 @@ public final class FilePageStore extends RegionPageStore {
             }
             channel.truncate(newBytes);
             zeroedBytes = newBytes;
+            zeroAheadLimit = newBytes;
         } catch (IOException e) {
             throw new StorageException("cannot truncate " + path + " to " + newBytes + " bytes: " + e.getMessage(), e);
         }

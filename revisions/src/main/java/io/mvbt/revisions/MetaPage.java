@@ -167,10 +167,14 @@ final class MetaPage {
 
     private static final long BYTE_BASE = UnsafeApi.arrayBaseOffset(byte[].class);
 
-    /** Copies the meta in {@code slot} into {@code into} (a page's worth); returns its revision. */
+    /** Copies the meta in {@code slot} into {@code into} (a page's worth); returns its revision, or -1. */
     static long copy(PageStore store, int slot, byte[] into) {
         long src = store.address(slot);
-        UnsafeApi.copyMemory(null, src, into, BYTE_BASE, UnsafeApi.getInt(src + LENGTH));
+        int length = UnsafeApi.getInt(src + LENGTH);
+        if (length < 0 || length > into.length) {
+            return -1;
+        }
+        UnsafeApi.copyMemory(null, src, into, BYTE_BASE, length);
         return UnsafeApi.getLong(src + REVISION);
     }
 

@@ -616,16 +616,20 @@ public final class Store implements AutoCloseable {
 
     /**
      * Holds the newest revision for a checkpoint and copies its meta into {@code meta}, under the
-     * meta lock, where commits publish both; null if the newest meta slot does not hold it (a store
-     * opened at an older meta than its newest slot holds, until the next commit).
+     * meta lock, where commits publish both; null, and nothing held, if the newest meta slot does
+     * not hold it (a store opened at an older meta than its newest slot holds, until the next
+     * commit).
      */
     private Revision holdWithMeta(int slot, byte[] meta) {
         lockMeta();
         try {
             Revision r = latest;
-            registry.hold(slot, r);
             int head = slots.head();
-            return head >= 0 && MetaPage.copy(pages, head, meta) == r.revision ? r : null;
+            if (head < 0 || MetaPage.copy(pages, head, meta) != r.revision) {
+                return null;
+            }
+            registry.hold(slot, r);
+            return r;
         } finally {
             metaLock.unlock();
         }
@@ -1219,15 +1223,23 @@ public final class Store implements AutoCloseable {
 
     /**
      * Seals (checksums) and syncs every page written since the durable revision, then writes a
-     * steady meta and syncs it. A file store makes durable the revision it began with, from a copy
-     * of its meta: the writer goes on committing throughout, and waits for the meta lock only while
-     * the steady meta is written. (Making the newest revision durable instead would seal and sync,
-     * under the lock, every page the writer wrote during the first pass: half a second in a fast
-     * load.) A remote store makes the newest durable: a second, short pass under the meta lock
-     * covers the commits made meanwhile.
+     * steady meta and syncs it. A file store makes durable the revision that was newest when its
+     * last pass began (the second, if the first took long), from a copy of its meta taken then: the writer goes on committing
+     * throughout, and waits for the meta lock only while the steady meta is written. (Making the
+     * newest revision durable instead would seal and sync, under the lock, every page the writer
+     * wrote during the last pass: half a second in a fast load.) A remote store makes the newest
+     * durable: a second, short pass under the meta lock covers the commits made meanwhile.
      */
+    /** A file store's first checkpoint pass that took this long is followed by a second. */
+    static final long LONG_PASS_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
     private void checkpoint(PageAccess sealer) {
         synchronized (checkpointLock) {
+            if (failure != null) {
+                // After a failed fsync another may report success for pages that never reached the
+                // disk: nothing may be called durable any more.
+                return;
+            }
             int slot = claim(ReaderRegistry.CHECKPOINT);
             try {
                 boolean file = pages.reusesPages();
@@ -1244,9 +1256,23 @@ public final class Store implements AutoCloseable {
                 // The bulk of the writeback runs outside the meta lock, so that commits go on: c's
                 // pages are sealed and synced (a file) or sent without a meta (a remote store, whose
                 // SYNC commits wait for the checkpoint lock, so that none seals a page being copied).
+                long passStart = System.nanoTime();
                 RevisionWalker.seal(sealer, c, since);
                 syncOrFail(file ? pages::sync : () -> pages.preparePages().run());
                 long sealed = c.revision;
+                if (meta != null && latest.revision != sealed && System.nanoTime() - passStart > LONG_PASS_NANOS) {
+                    // A long pass: a second, shorter one takes the commits made meanwhile, so that
+                    // most pages they freed from c wait one checkpoint, not two.
+                    byte[] next = new byte[meta.length];
+                    Revision c2 = holdWithMeta(slot, next);
+                    if (c2 != null) {
+                        RevisionWalker.seal(sealer, c2, sealed);
+                        syncOrFail(pages::sync);
+                        c = c2;
+                        meta = next;
+                        sealed = c2.revision;
+                    }
+                }
                 if (!file && latest.revision != sealed) {
                     // Sending took long: a second pass takes the commits made meanwhile, so that the
                     // pass under the meta lock, which commits wait for, copies few pages.
@@ -1298,11 +1324,14 @@ public final class Store implements AutoCloseable {
                 syncOrFail(send);
                 lockMeta();
                 try {
-                    slots.setDurable(pending);
                     slots.setPending(-1);
-                    replaced(durableRevision);
-                    durableRevision = h.revision;
-                    checkpoints++;
+                    // Unless a SYNC commit made a newer revision durable while the meta was synced.
+                    if (durableRevision < h.revision) {
+                        slots.setDurable(pending);
+                        replaced(durableRevision);
+                        durableRevision = h.revision;
+                        checkpoints++;
+                    }
                 } finally {
                     metaLock.unlock();
                 }

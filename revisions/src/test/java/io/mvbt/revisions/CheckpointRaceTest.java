@@ -1,6 +1,7 @@
 package io.mvbt.revisions;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
@@ -51,17 +52,18 @@ class CheckpointRaceTest {
         writeRound(store, 0);
         store.sync();
         writeRound(store, 1);
-        long c = store.revision(); // what the checkpoint begins with and makes durable
-        // The checkpoint writes c back outside the meta lock: hold that sync.
+        // The checkpoint writes round 1 back outside the meta lock: hold that sync.
         GatedSyncPageStore.Gate first = gated.gate(1);
         CompletableFuture<Void> checkpoint = CompletableFuture.runAsync(store::sync);
         first.awaitEntered();
-        writeRound(store, 2); // frees every page of c
-        // Let it go; hold the sync of its steady meta, written and not yet on disk.
+        writeRound(store, 2); // frees every page of round 1
+        long c = store.revision(); // what the second pass takes and makes durable
+        // The first pass takes long: a second takes round 2. Hold its sync too.
+        Thread.sleep(2 * TimeUnit.NANOSECONDS.toMillis(Store.LONG_PASS_NANOS));
         GatedSyncPageStore.Gate last = gated.gate(1);
         first.release();
         last.awaitEntered();
-        // Allocates, and must not take c's pages; and must not wait for the held sync.
+        // Free every page of c and allocate: must not take c's pages, nor wait for the held sync.
         CompletableFuture<Void> commits = CompletableFuture.runAsync(() -> {
             writeRound(store, 3);
             writeRound(store, 4);
@@ -69,6 +71,7 @@ class CheckpointRaceTest {
         commits.get(10, TimeUnit.SECONDS);
         last.release();
         checkpoint.get();
+        assertEquals(c, store.stats().durableRevision());
         store.sync();
         byte[] image = disk.cut(new java.util.Random(1));
         store.close();
@@ -88,7 +91,7 @@ class CheckpointRaceTest {
         try (Store atC = Store.over(reopened, options, false)) {
             try (Snapshot s = atC.beginRead()) {
                 for (int i = 0; i < KEYS; i++) {
-                    assertArrayEquals(value(i, 1), s.get(atC.tree("t"), key(i)), "key " + i + " at revision " + c);
+                    assertArrayEquals(value(i, 2), s.get(atC.tree("t"), key(i)), "key " + i + " at revision " + c);
                 }
             }
             atC.check().throwIfDamaged();

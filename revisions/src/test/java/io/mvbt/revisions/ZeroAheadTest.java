@@ -62,12 +62,15 @@ class ZeroAheadTest {
             pages.truncate(pages.pageCount());
             assertEquals(pages.pageCount() * PAGE, Files.size(path), "truncation to the page count drops them");
 
+            assertFalse(pages.zeroAhead(count + 4096, 1 << 20), "after a truncation, none until the next growth");
+            assertEquals(pages.pageCount() * PAGE, Files.size(path));
+            pages.extend(pages.pageCount() + 256);
             pages.zeroAhead(count + 4096, 1 << 20);
             assertTrue(Files.size(path) > pages.pageCount() * PAGE);
         } finally {
             pages.close();
         }
-        assertEquals((256 + 2048) * PAGE, Files.size(path), "close drops them");
+        assertEquals((256 + 2048 + 256) * PAGE, Files.size(path), "close drops them");
     }
 
     @Test

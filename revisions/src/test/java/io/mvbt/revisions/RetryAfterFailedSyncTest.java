@@ -1,0 +1,51 @@
+package io.mvbt.revisions;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.Test;
+
+import io.mvbt.pagestore.PowerCutPageStore;
+import io.mvbt.pagestore.StorageException;
+
+/**
+ * After a failed fsync the background checkpointer syncs no more and makes nothing durable: on
+ * Linux a second fsync may report success for pages the first failed to write.
+ */
+class RetryAfterFailedSyncTest {
+    @Test
+    void noSyncAfterAFailedOne() throws Exception {
+        PowerCutPageStore disk = new PowerCutPageStore(4096);
+        AtomicInteger syncs = new AtomicInteger();
+        AtomicInteger failNext = new AtomicInteger();
+        ForwardingPageStore failing = new ForwardingPageStore(disk) {
+            @Override
+            public void sync() {
+                syncs.incrementAndGet();
+                if (failNext.getAndSet(0) == 1) {
+                    throw new StorageException("fdatasync failed: EIO (injected)");
+                }
+                pages.sync();
+            }
+        };
+        StoreOptions options = StoreOptions.defaults().durability(Durability.NORMAL)
+                .checkpointInterval(Duration.ofMillis(50)).checkpointBytes(1L << 40);
+        Store store = Store.over(failing, options, true);
+        Thread.sleep(200);
+        try (WriteTxn tx = store.beginWrite()) {
+            tx.put(tx.createTreeIfAbsent("t"), "k".getBytes(), "v".getBytes());
+            tx.commit(Durability.NORMAL);
+        }
+        failNext.set(1);
+        assertThrows(StoreFailedException.class, store::sync);
+        int after = syncs.get();
+        long durableBefore = store.stats().durableRevision();
+        Thread.sleep(500);
+        assertEquals(after, syncs.get(), "the background checkpointer fsynced again after a failed fsync");
+        assertEquals(durableBefore, store.stats().durableRevision());
+        store.close();
+    }
+}
