@@ -1221,18 +1221,19 @@ public final class Store implements AutoCloseable {
         }
     }
 
-    /**
-     * Seals (checksums) and syncs every page written since the durable revision, then writes a
-     * steady meta and syncs it. A file store makes durable the revision that was newest when its
-     * last pass began (the second, if the first took long), from a copy of its meta taken then: the writer goes on committing
-     * throughout, and waits for the meta lock only while the steady meta is written. (Making the
-     * newest revision durable instead would seal and sync, under the lock, every page the writer
-     * wrote during the last pass: half a second in a fast load.) A remote store makes the newest
-     * durable: a second, short pass under the meta lock covers the commits made meanwhile.
-     */
     /** A file store's first checkpoint pass that took this long is followed by a second. */
     static final long LONG_PASS_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
+    /**
+     * Seals (checksums) and syncs every page written since the durable revision, then writes a
+     * steady meta and syncs it. A file store makes durable the revision that was newest when its
+     * last pass began (the second, if the first took long), from a copy of its meta taken then:
+     * the writer goes on committing throughout, and waits for the meta lock only while the steady
+     * meta is written. (Making the newest revision durable instead would seal and sync, under the
+     * lock, every page the writer wrote during the last pass: half a second in a fast load.) A
+     * remote store makes the newest durable: a second, short pass under the meta lock covers the
+     * commits made meanwhile.
+     */
     private void checkpoint(PageAccess sealer) {
         synchronized (checkpointLock) {
             if (failure != null) {
@@ -1260,7 +1261,8 @@ public final class Store implements AutoCloseable {
                 RevisionWalker.seal(sealer, c, since);
                 syncOrFail(file ? pages::sync : () -> pages.preparePages().run());
                 long sealed = c.revision;
-                if (meta != null && latest.revision != sealed && System.nanoTime() - passStart > LONG_PASS_NANOS) {
+                boolean longPass = System.nanoTime() - passStart > LONG_PASS_NANOS;
+                if (meta != null && longPass && latest.revision != sealed) {
                     // A long pass: a second, shorter one takes the commits made meanwhile, so that
                     // most pages they freed from c wait one checkpoint, not two.
                     byte[] next = new byte[meta.length];
