@@ -165,37 +165,6 @@ final class MetaPage {
         return length;
     }
 
-    private static final long BYTE_BASE = UnsafeApi.arrayBaseOffset(byte[].class);
-
-    /** Copies the meta in {@code slot} into {@code into} (a page's worth); returns its revision, or -1. */
-    static long copy(PageStore store, int slot, byte[] into) {
-        long src = store.address(slot);
-        int length = UnsafeApi.getInt(src + LENGTH);
-        if (length < 0 || length > into.length) {
-            return -1;
-        }
-        UnsafeApi.copyMemory(null, src, into, BYTE_BASE, length);
-        return UnsafeApi.getLong(src + REVISION);
-    }
-
-    /** The sequence of a meta {@link #copy copied} earlier. */
-    static long sequenceOf(byte[] meta) {
-        return UnsafeApi.getLong(meta, BYTE_BASE + SEQUENCE);
-    }
-
-    /**
-     * Writes a meta {@link #copy copied} earlier to slot {@code to} as a durable (steady) meta,
-     * keeping its sequence: newer metas written since stay the newest.
-     */
-    static void writeSteady(PageStore store, Checksums checksums, byte[] meta, int to) {
-        long dst = store.address(to);
-        int length = UnsafeApi.getInt(meta, BYTE_BASE + LENGTH);
-        UnsafeApi.copyMemory(meta, BYTE_BASE, null, dst, length);
-        UnsafeApi.putLong(dst + DURABLE_REVISION, UnsafeApi.getLong(dst + REVISION));
-        UnsafeApi.putInt(dst + FLAGS, UnsafeApi.getInt(dst + FLAGS) | FLAG_SEALED);
-        seal(store, checksums, to, length);
-    }
-
     /** Copies slot {@code from} to slot {@code to} as a durable (steady) meta with a new sequence. */
     static void writeSteadyCopy(PageStore store, Checksums checksums, int from, int to, long sequence) {
         long src = store.address(from);

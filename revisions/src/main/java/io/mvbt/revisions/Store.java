@@ -615,27 +615,6 @@ public final class Store implements AutoCloseable {
     }
 
     /**
-     * Holds the newest revision for a checkpoint and copies its meta into {@code meta}, under the
-     * meta lock, where commits publish both; null, and nothing held, if the newest meta slot does
-     * not hold it (a store opened at an older meta than its newest slot holds, until the next
-     * commit).
-     */
-    private Revision holdWithMeta(int slot, byte[] meta) {
-        lockMeta();
-        try {
-            Revision r = latest;
-            int head = slots.head();
-            if (head < 0 || MetaPage.copy(pages, head, meta) != r.revision) {
-                return null;
-            }
-            registry.hold(slot, r);
-            return r;
-        } finally {
-            metaLock.unlock();
-        }
-    }
-
-    /**
      * A remote reader's snapshot: the newest published revision, registered where the writer looks
      * (see {@link SharedPages}); read again if the reading mark lapsed before the registration.
      */
@@ -1221,18 +1200,10 @@ public final class Store implements AutoCloseable {
         }
     }
 
-    /** A file store's first checkpoint pass that took this long is followed by a second. */
-    static final long LONG_PASS_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
-
     /**
      * Seals (checksums) and syncs every page written since the durable revision, then writes a
-     * steady meta and syncs it. A file store makes durable the revision that was newest when its
-     * last pass began (the second, if the first took long), from a copy of its meta taken then:
-     * the writer goes on committing throughout, and waits for the meta lock only while the steady
-     * meta is written. (Making the newest revision durable instead would seal and sync, under the
-     * lock, every page the writer wrote during the last pass: half a second in a fast load.) A
-     * remote store makes the newest durable: a second, short pass under the meta lock covers the
-     * commits made meanwhile.
+     * steady copy of the newest meta and syncs it. The first pass runs beside the writer; a
+     * second, short pass under the meta lock covers the commits made meanwhile.
      */
     private void checkpoint(PageAccess sealer) {
         synchronized (checkpointLock) {
@@ -1243,38 +1214,18 @@ public final class Store implements AutoCloseable {
             }
             int slot = claim(ReaderRegistry.CHECKPOINT);
             try {
-                boolean file = pages.reusesPages();
-                byte[] meta = file && sharedFile == null ? new byte[pages.pageSize()] : null;
-                Revision c = meta != null ? holdWithMeta(slot, meta) : hold(slot);
-                if (c == null) {
-                    meta = null;
-                    c = hold(slot);
-                }
+                Revision c = hold(slot);
                 long since = durableRevision;
                 if (c.revision == since) {
                     return;
                 }
+                boolean file = pages.reusesPages();
                 // The bulk of the writeback runs outside the meta lock, so that commits go on: c's
                 // pages are sealed and synced (a file) or sent without a meta (a remote store, whose
                 // SYNC commits wait for the checkpoint lock, so that none seals a page being copied).
-                long passStart = System.nanoTime();
                 RevisionWalker.seal(sealer, c, since);
                 syncOrFail(file ? pages::sync : () -> pages.preparePages().run());
                 long sealed = c.revision;
-                boolean longPass = System.nanoTime() - passStart > LONG_PASS_NANOS;
-                if (meta != null && longPass && latest.revision != sealed) {
-                    // A long pass: a second, shorter one takes the commits made meanwhile, so that
-                    // most pages they freed from c wait one checkpoint, not two.
-                    byte[] next = new byte[meta.length];
-                    Revision c2 = holdWithMeta(slot, next);
-                    if (c2 != null) {
-                        RevisionWalker.seal(sealer, c2, sealed);
-                        syncOrFail(pages::sync);
-                        c = c2;
-                        meta = next;
-                        sealed = c2.revision;
-                    }
-                }
                 if (!file && latest.revision != sealed) {
                     // Sending took long: a second pass takes the commits made meanwhile, so that the
                     // pass under the meta lock, which commits wait for, copies few pages.
@@ -1288,33 +1239,20 @@ public final class Store implements AutoCloseable {
                 Runnable send;
                 lockMeta();
                 try {
-                    if (meta != null) {
-                        if (durableRevision >= c.revision) {
-                            // A SYNC commit made a newer revision durable meanwhile.
-                            return;
+                    h = latest;
+                    // From here h is what becomes durable: its pages must not be reused (or deleted)
+                    // by commits between this lock and the last sync, though it is not durable yet.
+                    registry.hold(slot, h);
+                    if (h.revision != sealed) {
+                        RevisionWalker.seal(sealer, h, sealed);
+                        if (file) {
+                            syncOrFail();
                         }
-                        h = c;
-                        pending = slots.choose();
-                        MetaPage.writeSteady(pages, checksums, meta, pending);
-                        // Not announced: the newest meta is still the newest.
-                        slots.wrote(pending, MetaPage.sequenceOf(meta), h.revision);
-                    } else {
-                        h = latest;
-                        // From here h is what becomes durable: its pages must not be reused (or
-                        // deleted) by commits between this lock and the last sync, though it is not
-                        // durable yet.
-                        registry.hold(slot, h);
-                        if (h.revision != sealed) {
-                            RevisionWalker.seal(sealer, h, sealed);
-                            if (file) {
-                                syncOrFail();
-                            }
-                        }
-                        pending = slots.choose();
-                        long seq = slots.takeSequence();
-                        MetaPage.writeSteadyCopy(pages, checksums, slots.head(), pending, seq);
-                        wroteMeta(pending, seq, h);
                     }
+                    pending = slots.choose();
+                    long seq = slots.takeSequence();
+                    MetaPage.writeSteadyCopy(pages, checksums, slots.head(), pending, seq);
+                    wroteMeta(pending, seq, h);
                     slots.setPending(pending);
                     // Synced after the lock. A store that sends pages elsewhere sends them and then
                     // the steady meta in order, in one send; it copies them here, as no commit can
