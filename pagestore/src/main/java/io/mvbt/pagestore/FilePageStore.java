@@ -210,15 +210,22 @@ public final class FilePageStore extends RegionPageStore {
      */
     public synchronized void follow() {
         checkOpen();
-        try {
-            long bytes = channel.size() / CHUNK_BYTES * CHUNK_BYTES;
-            if (bytes > fileBytes) {
-                fileBytes = bytes;
-                mapUpTo(bytes / pageSize());
+        for (int attempt = 1;; attempt++) {
+            try {
+                long bytes = channel.size() / CHUNK_BYTES * CHUNK_BYTES;
+                if (bytes > fileBytes) {
+                    mapUpTo(bytes / pageSize());
+                    fileBytes = bytes;
+                }
+                setPageCount(Math.max(pageCount(), bytes / pageSize()));
+                return;
+            } catch (IOException e) {
+                // The writer may have cut the file (a free tail, zeros written ahead) between its
+                // length and the mapping, which then reaches past the end: look again.
+                if (attempt == 3) {
+                    throw new StorageException("cannot map " + path + ": " + e.getMessage(), e);
+                }
             }
-            setPageCount(Math.max(pageCount(), bytes / pageSize()));
-        } catch (IOException e) {
-            throw new StorageException("cannot map " + path + ": " + e.getMessage(), e);
         }
     }
 
