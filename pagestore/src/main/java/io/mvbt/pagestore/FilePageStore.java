@@ -349,14 +349,19 @@ public final class FilePageStore extends RegionPageStore {
             zeroedBytes = to;
             return to < target;
         } catch (IOException e) {
-            try {
-                channel.truncate(fileBytes);
-            } catch (IOException ignored) {
-                // The pages in use are intact either way.
-            }
-            zeroedBytes = fileBytes;
+            dropZerosQuietly();
             return false;
         }
+    }
+
+    /** Cuts the file back to the pages in use; a failure leaves zeros that the next open takes as free pages. */
+    private void dropZerosQuietly() {
+        try {
+            channel.truncate(fileBytes);
+        } catch (IOException ignored) {
+            // The pages in use are intact either way.
+        }
+        zeroedBytes = fileBytes;
     }
 
     private void writeZeros(long from, long to) throws IOException {
@@ -472,11 +477,7 @@ public final class FilePageStore extends RegionPageStore {
             return;
         }
         if (zeroedBytes > fileBytes) {
-            try {
-                channel.truncate(fileBytes);
-            } catch (IOException ignored) {
-                // Zeros past the end are free pages to the next open.
-            }
+            dropZerosQuietly();
         }
         // Mappings are not unmapped by hand: a thread still reading would crash the JVM. The garbage
         // collector unmaps them once the store is unreachable.

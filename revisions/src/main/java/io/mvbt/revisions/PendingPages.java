@@ -112,14 +112,22 @@ final class PendingPages {
     private static final class Group {
         final List<Bucket> buckets = new ArrayList<>(2);
 
-        Bucket bucket(long low) {
+        /** The bucket of {@code low}, or null. */
+        Bucket find(long low) {
             for (Bucket b : buckets) {
                 if (b.low == low) {
                     return b;
                 }
             }
-            Bucket b = new Bucket(low);
-            buckets.add(b);
+            return null;
+        }
+
+        Bucket bucket(long low) {
+            Bucket b = find(low);
+            if (b == null) {
+                b = new Bucket(low);
+                buckets.add(b);
+            }
             return b;
         }
 
@@ -128,13 +136,12 @@ final class PendingPages {
          * held revisions would allow a higher one: 0 stands for holders not known yet.
          */
         void merge(Bucket from) {
-            for (Bucket b : buckets) {
-                if (b.low == from.low) {
-                    from.forEach(b::add);
-                    return;
-                }
+            Bucket same = find(from.low);
+            if (same == null) {
+                buckets.add(from);
+            } else {
+                from.forEach(same::add);
             }
-            buckets.add(from);
         }
     }
 
