@@ -13,6 +13,8 @@ import org.agrona.concurrent.UnsafeBuffer;
 final class DeleteRangeSuite implements Suite {
     static final int RANGE = 100;
     static final int RANGES = 1000;
+    /** Range deletions of the warm-up run: past C2's threshold of 5,000 calls, with room. */
+    static final int WARMUP_DELETIONS = 10 * RANGES;
 
     @Override
     public String name() {
@@ -48,10 +50,11 @@ final class DeleteRangeSuite implements Suite {
         Permutation pick = new Permutation(slots, Workload.SEED + 60);
         if (!ctx.measuring()) {
             // A warm-up store has few ranges to delete. Delete and restore them until the deletion
-            // path has run twice as often as the measured phase will, so that each store is measured
-            // in its compiled code: the JVM compiles a method only after thousands of calls, and the
-            // measured phase lasts tens of milliseconds.
-            for (int done = 0; done < 2 * RANGES; done += ranges) {
+            // path has run WARMUP_DELETIONS times, so that each store is measured in its compiled
+            // code: the measured phase lasts tens of milliseconds, and the JVM's optimizing compiler
+            // (C2) takes a method only after about 5,000 calls; until then it runs the profiling
+            // code of the first compiler, several times slower.
+            for (int done = 0; done < WARMUP_DELETIONS; done += ranges) {
                 deleteRanges(db, pick, ranges);
                 restoreRanges(ctx, db, pick, ranges);
             }

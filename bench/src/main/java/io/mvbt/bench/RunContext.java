@@ -149,12 +149,16 @@ public final class RunContext {
         }
     }
 
-    /** Syncs the store and reports its size on disk and the heap it holds, per live entry. */
+    /**
+     * Syncs the store and reports its size on disk and the heap it holds, per live entry. A warm-up
+     * run syncs too and reports nothing: the phases after a sync run other code (pages the synced
+     * revision still holds wait to be freed), which the warm-up must have compiled.
+     */
     void footprint(String after, KvStore store, long liveEntries) {
+        store.sync();
         if (out == null) {
             return;
         }
-        store.sync();
         long disk = store.bytesOnDisk();
         long heap = Math.max(0, heapUsed() - heapBaseline);
         out.println(new Protocol.Footprint(after, liveEntries, disk, heap).line());
