@@ -6,6 +6,9 @@ package io.mvbt.btree;
  * so no single commit walks millions of pages.
  */
 public interface Detached {
-    /** A subtree whose root is page {@code pageNo}, written at {@code revision}, at {@code level} (0: a leaf). */
-    void detach(long pageNo, long revision, int level);
+    /**
+     * A subtree whose root is page {@code pageNo}, written at {@code revision}, at {@code level}
+     * (0: a leaf); {@code inlineOnly} if it is known to hold no overflow value.
+     */
+    void detach(long pageNo, long revision, int level, boolean inlineOnly);
 }

@@ -23,9 +23,11 @@ import org.agrona.UnsafeApi;
  * A leaf entry is {@code u16 keyLength, u16 valueLength, key, value}; a value length of
  * {@link #OVERFLOW_MARK} means the value lives in overflow pages and the entry holds a 20-byte
  * reference ({@code u64 page, u64 revision, u32 length}). A branch entry is
- * {@code u16 keyLength, u16 reserved, u64 child, u64 childRevision, u64 entriesBelow, key}; the key
+ * {@code u16 keyLength, u16 flags, u64 child, u64 childRevision, u64 entriesBelow, key}; the key
  * of entry 0 is empty (it stands for minus infinity), the key of entry i separates child i-1 (all
- * keys smaller) from child i (all keys equal or greater).
+ * keys smaller) from child i (all keys equal or greater). Flag {@link #INLINE_ONLY} says that no
+ * value under the child lives in overflow pages, so freeing the child's subtree need not read its
+ * leaves. It may be clear where it could be set (format 2 stores never set it), never the reverse.
  *
  * <p>Every method trusts the page: pages are validated ({@link PageValidator}) before first use.
  */
@@ -43,10 +45,13 @@ public final class Node {
     public static final int OVERFLOW_MARK = 0xFFFF;
     public static final int OVERFLOW_REF = 20;
 
+    public static final int BRANCH_FLAGS = 2;
     public static final int BRANCH_CHILD = 4;
     public static final int BRANCH_CHILD_REV = 12;
     public static final int BRANCH_COUNT = 20;
     public static final int BRANCH_ENTRY_HEADER = 28;
+    /** Branch entry flag: no value in the child's subtree is in overflow pages. */
+    public static final int INLINE_ONLY = 1;
 
     private Node() {
     }
@@ -202,7 +207,7 @@ public final class Node {
     // ---- leaf values
 
     public static boolean isOverflow(long leaf, int i) {
-        return (UnsafeApi.getShort(leaf + entry(leaf, i) + 2) & 0xFFFF) == OVERFLOW_MARK;
+        return entryIsOverflow(leaf + entry(leaf, i));
     }
 
     /** Address of the inline value (or of the overflow reference) of leaf entry {@code i}. */
@@ -248,6 +253,40 @@ public final class Node {
 
     public static void setChildCount(long branch, int i, long count) {
         UnsafeApi.putLong(branch + entry(branch, i) + BRANCH_COUNT, count);
+    }
+
+    /** Whether child {@code i} is known to hold no overflow value anywhere in its subtree. */
+    public static boolean inlineOnly(long branch, int i) {
+        return entryInlineOnly(branch + entry(branch, i));
+    }
+
+    /** As {@link #inlineOnly(long, int)}, for the branch entry at {@code address}. */
+    public static boolean entryInlineOnly(long address) {
+        return (UnsafeApi.getShort(address + BRANCH_FLAGS) & INLINE_ONLY) != 0;
+    }
+
+    public static void setInlineOnly(long branch, int i, boolean inlineOnly) {
+        UnsafeApi.putShort(branch + entry(branch, i) + BRANCH_FLAGS, (short) (inlineOnly ? INLINE_ONLY : 0));
+    }
+
+    /**
+     * Whether nothing under this page is in overflow pages, as far as it can tell: for a leaf,
+     * exactly; for a branch, whether every child is known to be {@link #inlineOnly(long, int)}.
+     */
+    public static boolean inlineOnly(long page) {
+        int n = count(page);
+        boolean leaf = isLeaf(page);
+        for (int i = 0; i < n; i++) {
+            if (leaf ? isOverflow(page, i) : !inlineOnly(page, i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether a raw leaf entry (at {@code address}) holds a reference to overflow pages. */
+    public static boolean entryIsOverflow(long address) {
+        return (UnsafeApi.getShort(address + 2) & 0xFFFF) == OVERFLOW_MARK;
     }
 
     /** Entries in the subtree under this page. */
@@ -371,10 +410,10 @@ public final class Node {
      * right after {@link #clear}).
      */
     public static void appendBranch(long page, Object keyBase, long keyOff, int keyLen, long child, long revision,
-            long count) {
+            long count, boolean inlineOnly) {
         int n = count(page);
         int start = contentStart(page) - BRANCH_ENTRY_HEADER - keyLen;
-        encodeBranch(page + start, keyBase, keyOff, keyLen, child, revision, count);
+        encodeBranch(page + start, keyBase, keyOff, keyLen, child, revision, count, inlineOnly);
         UnsafeApi.putInt(page + CONTENT_START, start);
         setCount(page, n + 1);
         int prefix = prefixLength(page);
@@ -526,9 +565,9 @@ public final class Node {
 
     /** Writes a branch entry at {@code dst}; returns its size. */
     public static int encodeBranch(long dst, Object keyBase, long keyOff, int keyLen, long child, long revision,
-            long count) {
+            long count, boolean inlineOnly) {
         UnsafeApi.putShort(dst, (short) keyLen);
-        UnsafeApi.putShort(dst + 2, (short) 0);
+        UnsafeApi.putShort(dst + BRANCH_FLAGS, (short) (inlineOnly ? INLINE_ONLY : 0));
         UnsafeApi.putLong(dst + BRANCH_CHILD, child);
         UnsafeApi.putLong(dst + BRANCH_CHILD_REV, revision);
         UnsafeApi.putLong(dst + BRANCH_COUNT, count);

@@ -39,7 +39,7 @@ public final class TreeEditor {
     private TreeRoot root;
     private int depth;
     /**
-     * Subtrees detached by the running edit: (page, revision, level) triples. They reach the sink
+     * Subtrees detached by the running edit: (page, revision, level, inline only 1 or 0) fours. They reach the sink
      * only when the edit is complete, because the sink may itself edit a tree with this editor.
      */
     private final org.agrona.collections.LongArrayList detachedNow = new org.agrona.collections.LongArrayList();
@@ -107,6 +107,12 @@ public final class TreeEditor {
             freeOverflowOf(leaf, at);
             Node.remove(leaf, at);
         }
+        if (Node.entryIsOverflow(entry)) {
+            // The leaf and every page above it now hold an overflow value; splits below recompute.
+            for (int level = 0; level < leafLevel; level++) {
+                Node.setInlineOnly(pathAddress[level], pathIndex[level], false);
+            }
+        }
         insertAt(leafLevel, at, entry, entrySize);
         return inserted;
     }
@@ -148,21 +154,27 @@ public final class TreeEditor {
     /** Empties a tree in O(1): its whole page tree goes to {@code detached}, to be reclaimed later. */
     public void detachAll(TreeRoot tree, Detached detached) {
         if (!tree.isEmpty()) {
-            detached.detach(tree.page, tree.revision, tree.depth - 1);
+            detached.detach(tree.page, tree.revision, tree.depth - 1, false);
         }
         tree.clear();
     }
 
     /**
      * Frees one page of a detached subtree: a leaf with its overflow values, or a branch whose
-     * children go back to {@code detached}. Returns the pages freed.
+     * children go back to {@code detached}. Returns the pages freed. A leaf known to hold no
+     * overflow value ({@code inlineOnly}) is freed without being read.
      */
-    public long reclaimStep(PageWriter writer, long pageNo, long revision, int level, Detached detached) {
+    public long reclaimStep(PageWriter writer, long pageNo, long revision, int level, boolean inlineOnly,
+            Detached detached) {
         this.w = writer;
         if (level < 0 || level >= MAX_DEPTH) {
             throw new CorruptionException(pageNo, "detached subtree at level " + level);
         }
         boolean leaf = level == 0;
+        if (leaf && inlineOnly) {
+            w.free(pageNo, revision, 1);
+            return 1;
+        }
         long page = w.page(pageNo, revision, leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH);
         checkLevel(page, pageNo, level);
         int n = Node.count(page);
@@ -176,7 +188,7 @@ public final class TreeEditor {
                     freed++;
                 }
             } else {
-                detachLater(Node.child(page, i), Node.childRevision(page, i), level - 1);
+                detachLater(Node.child(page, i), Node.childRevision(page, i), level - 1, Node.inlineOnly(page, i));
             }
         }
         w.free(pageNo, revision, 1);
@@ -271,14 +283,18 @@ public final class TreeEditor {
                 long lastAddress = Node.keyAddress(previous, Node.count(previous) - 1);
                 int lastLength = Node.keyLength(previous, Node.count(previous) - 1);
                 int prefix = Keys.commonPrefix(lastAddress, lastLength, entry + Node.LEAF_ENTRY_HEADER, keyLen) + 1;
-                push(1, entry + Node.LEAF_ENTRY_HEADER, prefix, leaf);
+                push(1, entry + Node.LEAF_ENTRY_HEADER, prefix, leaf, previous);
             }
             Node.appendRaw(leaf, pageSize, null, entry, size, scratchA);
-            // Every open branch counts the new entry under its last child.
+            // Every open branch counts the new entry under its last child (and its overflow value).
+            boolean overflow = Node.entryIsOverflow(entry);
             for (int level = 1; level < levels; level++) {
                 long branch = open[level];
                 int last = Node.count(branch) - 1;
                 Node.setChildCount(branch, last, Node.childCount(branch, last) + 1);
+                if (overflow) {
+                    Node.setInlineOnly(branch, last, false);
+                }
             }
             rememberKey(entry + Node.LEAF_ENTRY_HEADER, keyLen);
             added++;
@@ -287,15 +303,17 @@ public final class TreeEditor {
 
         /**
          * Adds the new, still empty page {@code child} as the last child of the open branch at
-         * {@code level}, after the separator at {@code sepAddress}.
+         * {@code level}, after the separator at {@code sepAddress}; {@code previous} is the full
+         * page it follows.
          */
-        private void push(int level, long sepAddress, int sepLength, long child) {
+        private void push(int level, long sepAddress, int sepLength, long child, long previous) {
             long childNo = PageHeader.pageNo(child);
             if (level == levels) {
                 // The tree grows a level: a new root over the old root (every entry so far) and the new page.
                 long rootNode = newNode(level);
-                Node.appendBranch(rootNode, null, 0, 0, root.page, root.revision, root.entries);
-                Node.appendBranch(rootNode, null, sepAddress, sepLength, childNo, w.revision(), 0);
+                Node.appendBranch(rootNode, null, 0, 0, root.page, root.revision, root.entries,
+                        Node.inlineOnly(previous));
+                Node.appendBranch(rootNode, null, sepAddress, sepLength, childNo, w.revision(), 0, true);
                 open[level] = rootNode;
                 levels = level + 1;
                 root.page = PageHeader.pageNo(rootNode);
@@ -305,15 +323,15 @@ public final class TreeEditor {
             long branch = open[level];
             int entrySize = Node.BRANCH_ENTRY_HEADER + sepLength;
             if (Node.usedBytes(branch, pageSize) + entrySize + Node.SLOT_SIZE <= fillLimit || Node.count(branch) < 2) {
-                Node.appendBranch(branch, null, sepAddress, sepLength, childNo, w.revision(), 0);
+                Node.appendBranch(branch, null, sepAddress, sepLength, childNo, w.revision(), 0, true);
                 return;
             }
             // The branch is full: a new branch starts with the child, and the separator moves up.
             Node.refreshPrefix(branch);
             long next = newNode(level);
-            Node.appendBranch(next, null, 0, 0, childNo, w.revision(), 0);
+            Node.appendBranch(next, null, 0, 0, childNo, w.revision(), 0, true);
             open[level] = next;
-            push(level + 1, sepAddress, sepLength, next);
+            push(level + 1, sepAddress, sepLength, next, branch);
         }
 
         private long newNode(int level) {
@@ -381,15 +399,16 @@ public final class TreeEditor {
         // Copied out first: the sink may edit with this editor and so reuse the list.
         long[] subtrees = detachedNow.toLongArray();
         detachedNow.clear();
-        for (int i = 0; i < subtrees.length; i += 3) {
-            detached.detach(subtrees[i], subtrees[i + 1], (int) subtrees[i + 2]);
+        for (int i = 0; i < subtrees.length; i += 4) {
+            detached.detach(subtrees[i], subtrees[i + 1], (int) subtrees[i + 2], subtrees[i + 3] != 0);
         }
     }
 
-    private void detachLater(long pageNo, long revision, int level) {
+    private void detachLater(long pageNo, long revision, int level, boolean inlineOnly) {
         detachedNow.addLong(pageNo);
         detachedNow.addLong(revision);
         detachedNow.addLong(level);
+        detachedNow.addLong(inlineOnly ? 1 : 0);
     }
 
     /** Copies the page on the path at {@code level} if an earlier revision wrote it. */
@@ -425,7 +444,7 @@ public final class TreeEditor {
         long removed = 0;
         for (int j = a + 1; j < b; j++) {
             removed += Node.childCount(page, j);
-            detachLater(Node.child(page, j), Node.childRevision(page, j), childLevel);
+            detachLater(Node.child(page, j), Node.childRevision(page, j), childLevel, Node.inlineOnly(page, j));
         }
         // Child b holds keys below hi unless its separator is hi itself.
         boolean partialB = b > a && Keys.compare(null, Node.keyAddress(page, b), Node.keyLength(page, b), hiBase,
@@ -753,11 +772,14 @@ public final class TreeEditor {
         Node.clear(leftPage, pageSize);
         Node.clear(right, pageSize);
         long leftCount = 0;
+        boolean leftInline = true;
         for (int i = 0; i < split; i++) {
             Node.appendRaw(leftPage, pageSize, null, listAddress[i], listSize[i], 0);
             leftCount += leaf ? 1 : UnsafeApi.getLong(listAddress[i] + Node.BRANCH_COUNT);
+            leftInline &= inlineOnly(listAddress[i], leaf);
         }
         long rightCount = 0;
+        boolean rightInline = true;
         long sepSource;
         int sepLength;
         int firstRight = split;
@@ -773,26 +795,30 @@ public final class TreeEditor {
             sepSource = middle + Node.BRANCH_ENTRY_HEADER;
             sepLength = UnsafeApi.getShort(middle) & 0xFFFF;
             long headCount = UnsafeApi.getLong(middle + Node.BRANCH_COUNT);
+            boolean headInline = Node.entryInlineOnly(middle);
             Node.appendBranch(right, null, 0, 0, UnsafeApi.getLong(middle + Node.BRANCH_CHILD),
-                    UnsafeApi.getLong(middle + Node.BRANCH_CHILD_REV), headCount);
+                    UnsafeApi.getLong(middle + Node.BRANCH_CHILD_REV), headCount, headInline);
             rightCount += headCount;
+            rightInline = headInline;
             firstRight = split + 1;
         }
         for (int i = firstRight; i < total; i++) {
             Node.appendRaw(right, pageSize, null, listAddress[i], listSize[i], 0);
             rightCount += leaf ? 1 : UnsafeApi.getLong(listAddress[i] + Node.BRANCH_COUNT);
+            rightInline &= inlineOnly(listAddress[i], leaf);
         }
         Node.refreshPrefix(leftPage);
         Node.refreshPrefix(right);
         long up = entryBuffer[(level + 1) & 1];
-        int upSize = Node.encodeBranch(up, null, sepSource, sepLength, rightNo, revision, rightCount);
+        int upSize = Node.encodeBranch(up, null, sepSource, sepLength, rightNo, revision, rightCount, rightInline);
         if (level == 0) {
-            growRoot(leftPage, leftCount, up, upSize);
+            growRoot(leftPage, leftCount, leftInline, up, upSize);
             return;
         }
         long parent = pathAddress[level - 1];
         int i = pathIndex[level - 1];
         Node.setChildCount(parent, i, leftCount);
+        Node.setInlineOnly(parent, i, leftInline);
         if (rightPageNo != 0) {
             // An existing right sibling: its separator changed, so its entry is replaced.
             Node.remove(parent, i + 1);
@@ -800,11 +826,16 @@ public final class TreeEditor {
         insertAt(level - 1, i + 1, up, upSize);
     }
 
-    private void growRoot(long leftPage, long leftCount, long up, int upSize) {
+    /** Whether a listed raw entry keeps overflow pages out of the page it goes to. */
+    private static boolean inlineOnly(long entry, boolean leaf) {
+        return leaf ? !Node.entryIsOverflow(entry) : Node.entryInlineOnly(entry);
+    }
+
+    private void growRoot(long leftPage, long leftCount, boolean leftInline, long up, int upSize) {
         long rootNo = w.allocate(1);
         long newRoot = w.address(rootNo);
         Node.init(newRoot, false, Node.level(leftPage) + 1, rootNo, w.revision(), pageSize);
-        Node.appendBranch(newRoot, null, 0, 0, PageHeader.pageNo(leftPage), w.revision(), leftCount);
+        Node.appendBranch(newRoot, null, 0, 0, PageHeader.pageNo(leftPage), w.revision(), leftCount, leftInline);
         Node.appendRaw(newRoot, pageSize, null, up, upSize, 0);
         Node.refreshPrefix(newRoot);
         root.page = rootNo;
@@ -865,7 +896,7 @@ public final class TreeEditor {
             long head = entryBuffer[0];
             int headSize = Node.encodeBranch(head, null, Node.keyAddress(parent, rightIndex),
                     Node.keyLength(parent, rightIndex), Node.child(right, 0), Node.childRevision(right, 0),
-                    Node.childCount(right, 0));
+                    Node.childCount(right, 0), Node.inlineOnly(right, 0));
             Node.appendRaw(left, pageSize, null, head, headSize, scratchA);
             start = 1;
         }
@@ -875,6 +906,7 @@ public final class TreeEditor {
         }
         Node.refreshPrefix(left);
         Node.setChildCount(parent, leftIndex, Node.childCount(parent, leftIndex) + Node.childCount(parent, rightIndex));
+        Node.setInlineOnly(parent, leftIndex, Node.inlineOnly(parent, leftIndex) && Node.inlineOnly(parent, rightIndex));
         w.free(Node.child(parent, rightIndex), w.revision(), 1);
         Node.remove(parent, rightIndex);
     }
@@ -891,7 +923,7 @@ public final class TreeEditor {
             listAddress[total] = head;
             listSize[total++] = Node.encodeBranch(head, null, Node.keyAddress(parent, rightIndex),
                     Node.keyLength(parent, rightIndex), Node.child(scratchB, 0), Node.childRevision(scratchB, 0),
-                    Node.childCount(scratchB, 0));
+                    Node.childCount(scratchB, 0), Node.inlineOnly(scratchB, 0));
             start = 1;
         }
         total = listEntries(scratchB, start, leaf, -1, 0, 0, total);

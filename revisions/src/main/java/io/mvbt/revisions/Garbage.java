@@ -6,6 +6,7 @@ import org.agrona.UnsafeApi;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import io.mvbt.btree.Detached;
+import io.mvbt.btree.Node;
 import io.mvbt.btree.PageWriter;
 import io.mvbt.btree.TreeCursor;
 import io.mvbt.btree.TreeEditor;
@@ -20,7 +21,8 @@ import io.mvbt.btree.TreeRoot;
  *
  * <pre>
  * key:   u64 sequence (big-endian, so records sort in order of detachment)
- * value: u64 page, u64 revision, u32 level
+ * value: u64 page, u64 revision, u16 level, u16 flags (bit 0: the subtree holds no overflow value;
+ *        format 2 wrote a u32 level, which reads the same)
  * </pre>
  */
 final class Garbage implements Detached {
@@ -43,6 +45,8 @@ final class Garbage implements Detached {
      * hands almost everything to later commits.
      */
     private int inlineLeaves = 32;
+    /** Pages of leaves that {@link #detach} freed at once, counted by {@link #reclaim}. */
+    private long freedAtOnce;
 
     Garbage(TreeEditor editor, PageWriter pages, java.util.function.Supplier<TreeRoot> rootSource) {
         this.editor = editor;
@@ -63,10 +67,13 @@ final class Garbage implements Detached {
     }
 
     @Override
-    public void detach(long pageNo, long revision, int level) {
-        if (level == 0 && inlineLeaves > 0) {
-            inlineLeaves--;
-            editor.reclaimStep(pages, pageNo, revision, 0, this);
+    public void detach(long pageNo, long revision, int level, boolean inlineOnly) {
+        if (level == 0 && (inlineOnly || inlineLeaves > 0)) {
+            // A leaf known to hold no overflow value is freed without being read: no limit on those.
+            if (!inlineOnly) {
+                inlineLeaves--;
+            }
+            freedAtOnce += editor.reclaimStep(pages, pageNo, revision, 0, inlineOnly, this);
             return;
         }
         TreeRoot root = root();
@@ -77,7 +84,8 @@ final class Garbage implements Detached {
         key.putLong(0, nextSequence++, ByteOrder.BIG_ENDIAN);
         record.putLong(0, pageNo);
         record.putLong(8, revision);
-        record.putInt(16, level);
+        record.putShort(16, (short) level);
+        record.putShort(18, (short) (inlineOnly ? Node.INLINE_ONLY : 0));
         editor.put(pages, root, key.byteArray(), key.addressOffset(), 8, record.byteArray(), record.addressOffset(),
                 RECORD_BYTES);
         changed = true;
@@ -94,11 +102,13 @@ final class Garbage implements Detached {
             long value = io.mvbt.btree.TreeReader.valueAddress(address);
             long pageNo = UnsafeApi.getLong(value);
             long revision = UnsafeApi.getLong(value + 8);
-            int level = UnsafeApi.getInt(value + 16);
+            int level = level(value);
+            boolean inlineOnly = inlineOnly(value);
             UnsafeApi.copyMemory(null, cursor.keyAddress(), key.byteArray(), key.addressOffset(), 8);
             editor.delete(pages, root, key.byteArray(), key.addressOffset(), 8);
             changed = true;
-            freed += editor.reclaimStep(pages, pageNo, revision, level, this);
+            freedAtOnce = 0;
+            freed += editor.reclaimStep(pages, pageNo, revision, level, inlineOnly, this) + freedAtOnce;
         }
         return freed;
     }
@@ -107,8 +117,27 @@ final class Garbage implements Detached {
         return Long.reverseBytes(UnsafeApi.getLong(cursor.keyAddress()));
     }
 
-    /** Reads a record at a value address: page, revision, level. */
-    static long[] read(long value) {
-        return new long[] {UnsafeApi.getLong(value), UnsafeApi.getLong(value + 8), UnsafeApi.getInt(value + 16)};
+    /** A listed subtree: its root page, the revision that wrote it, its level, and whether it holds no overflow value. */
+    record Subtree(long page, long revision, int level, boolean inlineOnly) {
+        TreeRoot root() {
+            TreeRoot root = new TreeRoot();
+            root.page = page;
+            root.revision = revision;
+            root.depth = level + 1;
+            return root;
+        }
+    }
+
+    /** Reads a record at a value address. */
+    static Subtree read(long value) {
+        return new Subtree(UnsafeApi.getLong(value), UnsafeApi.getLong(value + 8), level(value), inlineOnly(value));
+    }
+
+    private static int level(long value) {
+        return UnsafeApi.getShort(value + 16) & 0xFFFF;
+    }
+
+    private static boolean inlineOnly(long value) {
+        return (UnsafeApi.getShort(value + 18) & Node.INLINE_ONLY) != 0;
     }
 }

@@ -27,6 +27,8 @@ final class IntegrityChecker {
     private final List<String> problems = new ArrayList<>();
     private long pagesChecked;
     private long durable;
+    /** Whether the subtree {@link #checkNode} last checked holds an overflow value. */
+    private boolean overflowBelow;
 
     IntegrityChecker(Store store, PageAccess reader) {
         this.store = store;
@@ -61,9 +63,7 @@ final class IntegrityChecker {
                 checkTree("tree '" + e.name.replace("\0", "\\0") + "'", e.root);
                 if (e.name.equals(Garbage.NAME)) {
                     // Detached subtrees stay in use until freed: their pages must be valid and reached once.
-                    RevisionWalker.forEachDetached(reader, e.root,
-                            subtree -> checkNode("detached subtree", subtree.page, subtree.revision, subtree.depth - 1,
-                                    0, -1, 0, -1));
+                    RevisionWalker.forEachDetached(reader, e.root, this::checkDetached);
                 }
             }
             RevisionWalker.freeMapOf(r, store.pageSize()).walk(reader, -1, (pageNo, revision, type, address) -> {
@@ -93,9 +93,18 @@ final class IntegrityChecker {
         }
     }
 
+    private void checkDetached(Garbage.Subtree subtree) {
+        overflowBelow = false;
+        checkNode("detached subtree", subtree.page(), subtree.revision(), subtree.level(), 0, -1, 0, -1);
+        if (overflowBelow && subtree.inlineOnly()) {
+            problems.add("detached subtree at page " + subtree.page() + " is listed as holding no overflow value,"
+                    + " but holds one");
+        }
+    }
+
     /**
      * Checks a subtree whose keys must lie in [low, high) (a length of -1 means unbounded) and
-     * returns its entry count.
+     * returns its entry count; sets {@link #overflowBelow} if it holds an overflow value.
      */
     private long checkNode(String name, long pageNo, long revision, int level, long low, int lowLength, long high,
             int highLength) {
@@ -116,6 +125,7 @@ final class IntegrityChecker {
             for (int i = 0; i < n; i++) {
                 checkBounds(name, pageNo, page, i, low, lowLength, high, highLength);
                 if (Node.isOverflow(page, i)) {
+                    overflowBelow = true;
                     checkOverflow(name, page, i);
                 }
             }
@@ -135,8 +145,15 @@ final class IntegrityChecker {
                 problems.add(name + ": page " + pageNo + " points at a child newer than itself");
                 continue;
             }
+            boolean overflowLeft = overflowBelow;
+            overflowBelow = false;
             long count = checkNode(name, Node.child(page, i), childRevision, level - 1, childLow, childLowLength,
                     childHigh, childHighLength);
+            if (overflowBelow && Node.inlineOnly(page, i)) {
+                problems.add(name + ": page " + pageNo + " says child " + Node.child(page, i)
+                        + " holds no overflow value, but it holds one");
+            }
+            overflowBelow |= overflowLeft;
             if (count != Node.childCount(page, i)) {
                 problems.add(name + ": page " + pageNo + " says child " + Node.child(page, i) + " holds "
                         + Node.childCount(page, i) + " entries, it holds " + count);

@@ -37,16 +37,18 @@ import io.mvbt.pagestore.UnsupportedFormatException;
  * 140 u32 flipCount
  * 144 u64 storeId         random at creation; seeds every page checksum
  * 152 u64 flips[flipCount] pages whose in-use bit differs from the free map
- *     then {@link FreshRoots}: roots of trees newer than their catalog entries (format 2)
+ *     then {@link FreshRoots}: roots of trees newer than their catalog entries (format 2 on)
  * </pre>
- * A store of format 1 (no fresh roots) opens, and its next meta is written in format 2. Every format
+ * Format 3 adds no field here: it may set the INLINE_ONLY flag of branch entries ({@code Node}) and
+ * of garbage records, which older releases would take for damage, so they must refuse the store.
+ * A store of format 1 (no fresh roots) or 2 opens, and its next meta is written in format 3. Every format
  * keeps the first 24 bytes where they are, so that an intact meta of a newer format is told from a
  * damaged one.
  */
 final class MetaPage {
     static final long MAGIC = ByteBuffer.wrap("mvbt-met".getBytes(java.nio.charset.StandardCharsets.US_ASCII))
             .order(ByteOrder.LITTLE_ENDIAN).getLong();
-    static final int FORMAT_VERSION = 2;
+    static final int FORMAT_VERSION = 3;
     /** The format before {@link FreshRoots}: read, never written. */
     static final int FORMAT_WITHOUT_FRESH_ROOTS = 1;
     static final int FLAG_SEALED = 1;
@@ -205,7 +207,7 @@ final class MetaPage {
                     + " format " + format + "; this release reads formats " + FORMAT_WITHOUT_FRESH_ROOTS + " to "
                     + FORMAT_VERSION);
         }
-        if (format != FORMAT_VERSION && format != FORMAT_WITHOUT_FRESH_ROOTS || length < FLIPS) {
+        if (format < FORMAT_WITHOUT_FRESH_ROOTS || length < FLIPS) {
             return null;
         }
         Record m = new Record();
@@ -229,7 +231,7 @@ final class MetaPage {
                 || m.pageCount < PageStore.META_SLOTS || m.freeHeight < 0 || m.freeHeight > 16) {
             return null;
         }
-        if (format == FORMAT_VERSION) {
+        if (format > FORMAT_WITHOUT_FRESH_ROOTS) {
             m.fresh = FreshRoots.readFrom(page + flipsEnd, length - flipsEnd);
             if (m.fresh == null) {
                 return null;

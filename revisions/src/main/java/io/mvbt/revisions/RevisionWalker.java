@@ -52,20 +52,15 @@ final class RevisionWalker {
     private static void walkTree(PageReader r, String name, TreeRoot root, long since, TreeWalker.Visitor nodes) {
         TreeWalker.walk(r, root, since, nodes);
         if (name.equals(Garbage.NAME)) {
-            forEachDetached(r, root, subtree -> TreeWalker.walk(r, subtree, since, nodes));
+            forEachDetached(r, root, subtree -> TreeWalker.walk(r, subtree.root(), since, nodes));
         }
     }
 
-    /** Calls {@code action} with the root of every detached subtree listed in a garbage tree. */
-    static void forEachDetached(PageReader r, TreeRoot garbage, java.util.function.Consumer<TreeRoot> action) {
+    /** Calls {@code action} with every detached subtree listed in a garbage tree. */
+    static void forEachDetached(PageReader r, TreeRoot garbage, java.util.function.Consumer<Garbage.Subtree> action) {
         io.mvbt.btree.TreeCursor c = new io.mvbt.btree.TreeCursor().reset(r, garbage);
         for (boolean ok = c.first(); ok; ok = c.next()) {
-            long[] record = Garbage.read(io.mvbt.btree.TreeReader.valueAddress(c.entryAddress()));
-            TreeRoot subtree = new TreeRoot();
-            subtree.page = record[0];
-            subtree.revision = record[1];
-            subtree.depth = (int) record[2] + 1;
-            action.accept(subtree);
+            action.accept(Garbage.read(io.mvbt.btree.TreeReader.valueAddress(c.entryAddress())));
         }
     }
 
