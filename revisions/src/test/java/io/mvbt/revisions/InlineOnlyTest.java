@@ -148,17 +148,56 @@ class InlineOnlyTest {
         }
     }
 
+    @Test
+    void theCheckFindsAChildMarkedOverAnOverflowValue() {
+        try (Store store = Store.inMemory()) {
+            Tree t;
+            try (WriteTxn tx = store.beginWrite()) {
+                t = tx.createTree("t");
+                for (long i = 0; i < 2_000; i++) {
+                    tx.put(t, key(i), new byte[i == 1_500 ? LARGE : 40]);
+                }
+                tx.commit();
+            }
+            store.check().throwIfDamaged();
+            // Pages of a store in memory carry no checksum: mark every child, as a bug might.
+            long[] marked = {0};
+            try (Snapshot s = store.beginRead()) {
+                TreeWalker.walk(store.access(), rootOf(store, s, "t"), -1, new TreeWalker.Visitor() {
+                    @Override
+                    public void node(long pageNo, long revision, long address, int level) {
+                        for (int i = 0; level > 0 && i < Node.count(address); i++) {
+                            marked[0] += Node.inlineOnly(address, i) ? 0 : 1;
+                            Node.setInlineOnly(address, i, true);
+                        }
+                    }
+
+                    @Override
+                    public void overflow(long pageNo, long revision, long address) {
+                    }
+                });
+            }
+            assertTrue(marked[0] > 0, "no child was unmarked above the overflow value");
+            CheckReport report = store.check();
+            assertTrue(report.problems().stream().anyMatch(p -> p.contains("holds no overflow value, but it holds one")),
+                    report.problems().toString());
+        }
+    }
+
+    private static TreeRoot rootOf(Store store, Snapshot s, String name) {
+        for (Catalog.Entry e : Catalog.list(store.access(), s.rev().catalog, s.rev().fresh, false)) {
+            if (e.name.equals(name)) {
+                return e.root;
+            }
+        }
+        throw new AssertionError("no tree " + name);
+    }
+
     /** The children of branch pages of a tree: how many are marked inline-only, and how many in all. */
     private static long[] markedAndAll(Store store, String name) {
         long[] counts = new long[2];
         try (Snapshot s = store.beginRead()) {
-            TreeRoot root = null;
-            for (Catalog.Entry e : Catalog.list(store.access(), s.rev().catalog, s.rev().fresh, false)) {
-                if (e.name.equals(name)) {
-                    root = e.root;
-                }
-            }
-            TreeWalker.walk(store.access(), root, -1, new TreeWalker.Visitor() {
+            TreeWalker.walk(store.access(), rootOf(store, s, name), -1, new TreeWalker.Visitor() {
                 @Override
                 public void node(long pageNo, long revision, long address, int level) {
                     for (int i = 0; level > 0 && i < Node.count(address); i++) {
