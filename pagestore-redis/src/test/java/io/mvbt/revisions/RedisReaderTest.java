@@ -161,6 +161,34 @@ class RedisReaderTest {
     }
 
     @Test
+    void aReaderWhoseRegistrationLapsedExpiresItsSnapshotsInsteadOfReadingFreedPages() throws Exception {
+        String name = "reader-test-" + (++names);
+        try (Store writer = writer(name)) {
+            round(writer, 0);
+            try (Store reader = Store.open(RedisPageStore.openReader(cluster.endpoint(), name,
+                    RedisStoreOptions.defaults().readerLease(Duration.ofMillis(1500))), StoreOptions.defaults())) {
+                Snapshot old = reader.beginRead();
+                // What a reader stalled past its lease finds: its registration is gone, and the
+                // writer reuses the pages of round 0 for later rounds.
+                cluster.cli("DEL", "{mvbt:" + name + "}:readers");
+                for (int r = 1; r <= 10; r++) {
+                    round(writer, r);
+                }
+                // Its next renewal (every third of the lease) finds the registration gone.
+                Thread.sleep(1500);
+                Tree t = reader.tree("t");
+                SnapshotExpiredException e = assertThrows(SnapshotExpiredException.class, () -> checkRound(old, t));
+                assertTrue(e.getMessage().contains("lapsed"), e.getMessage());
+                old.close();
+                try (Snapshot now = reader.beginRead()) {
+                    assertEquals("round 10", checkRound(now, t));
+                }
+            }
+            writer.check().throwIfDamaged();
+        }
+    }
+
+    @Test
     void aKilledReaderStopsHoldingPagesWhenItsRegistrationRunsOut() throws Exception {
         String name = "reader-test-" + (++names);
         try (Store writer = writer(name)) {

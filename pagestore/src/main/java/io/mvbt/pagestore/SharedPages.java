@@ -31,6 +31,15 @@ public interface SharedPages {
      */
     boolean hold(long[] revisions, int count, boolean mustReach);
 
+    /**
+     * Reader: {@code lapsed} is called with the revisions this reader had registered when it finds
+     * that registration gone (the reader stalled past its lease, or could not reach the store to
+     * renew it): the writer may have freed their pages since. It runs on a thread of the page store,
+     * never during a {@link #hold}, and must not call back into this object.
+     */
+    default void onLapse(java.util.function.Consumer<long[]> lapsed) {
+    }
+
     /** What readers elsewhere hold, as of one look at their registrations. */
     record Held(long[] revisions, boolean someoneReading, long lookedAtNanos) {
     }

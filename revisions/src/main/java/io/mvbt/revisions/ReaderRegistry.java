@@ -38,7 +38,7 @@ final class ReaderRegistry {
     static final long CHECKPOINT = 2;
     /** Flag: the slow-reader policy has seen this holder (it is told of each once). */
     static final long REPORTED = 1;
-    /** Flag: the slow-reader policy expired this snapshot. */
+    /** Flag: the slow-reader policy expired this snapshot, or its remote registration lapsed. */
     static final long EXPIRED = 2;
 
     private final AtomicBuffer header;
@@ -127,7 +127,42 @@ final class ReaderRegistry {
         table.putLongOrdered(off + OWNER, 0);
     }
 
-    /** Whether the slow-reader policy expired the snapshot in {@code slot}. */
+    /**
+     * Expires the snapshots of this process that hold one of {@code revisions} (ascending); returns
+     * how many.
+     */
+    int expireSnapshotsOf(long[] revisions) {
+        int expired = 0;
+        int limit = highWater();
+        for (int slot = 0; slot < limit; slot++) {
+            int off = slot * SLOT_BYTES;
+            long flags = table.getLongVolatile(off + FLAGS);
+            if (table.getLongVolatile(off + OWNER) != (ProcessLiveness.PID << 8 | SNAPSHOT)
+                    || java.util.Arrays.binarySearch(revisions, table.getLongVolatile(off + REVISION)) < 0) {
+                continue;
+            }
+            while (!table.compareAndSetLong(off + FLAGS, flags, flags | EXPIRED)) {
+                long now = table.getLongVolatile(off + FLAGS);
+                if (now >>> 8 != flags >>> 8) {
+                    break;
+                }
+                flags = now;
+            }
+            expired++;
+        }
+        return expired;
+    }
+
+    /** Takes an expiry back from a slot whose snapshot is not open yet. */
+    void unexpire(int slot) {
+        int off = slot * SLOT_BYTES;
+        long flags;
+        do {
+            flags = table.getLongVolatile(off + FLAGS);
+        } while ((flags & EXPIRED) != 0 && !table.compareAndSetLong(off + FLAGS, flags, flags & ~EXPIRED));
+    }
+
+    /** Whether the snapshot in {@code slot} expired (see {@link SlowReaderPolicy}, {@link Store#expireLapsed}). */
     boolean expired(int slot) {
         return (table.getLongVolatile(slot * SLOT_BYTES + FLAGS) & EXPIRED) != 0;
     }

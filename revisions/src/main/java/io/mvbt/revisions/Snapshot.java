@@ -54,9 +54,9 @@ public final class Snapshot extends View implements AutoCloseable {
         }
         store.checkOpen();
         if (store.expired(slot)) {
-            throw new SnapshotExpiredException("snapshot of revision " + revision.revision + " was expired by the "
-                    + "slow-reader policy (the store is at revision " + store.revision() + "); close it and open "
-                    + "a new one");
+            throw new SnapshotExpiredException("snapshot of revision " + revision.revision + " has expired: the "
+                    + "slow-reader policy expired it, or its registration with the writer elsewhere lapsed (see the "
+                    + "log); the store is at revision " + store.revision() + "; close it and open a new one");
         }
     }
 

@@ -2,7 +2,9 @@ package io.mvbt.revisions;
 
 /**
  * A snapshot was read after a {@link SlowReaderPolicy} expired it for holding an old revision too
- * long. Close it (try-with-resources does) so that the pages it pins can be reused, and open a new one.
+ * long, or, for a reader of a store kept on Redis, after its registration with the writer lapsed
+ * (the reader stalled past its lease): the writer may have reused its pages. Close it
+ * (try-with-resources does) and open a new one.
  */
 public class SnapshotExpiredException extends ClosedException {
     private static final long serialVersionUID = 1L;

@@ -150,6 +150,8 @@ public final class Store implements AutoCloseable {
     private record Followed(long meta, Revision revision) {
     }
 
+    private static final System.Logger LOG = System.getLogger("io.mvbt.readers");
+
     private Store(PageStore pages, StoreOptions options, boolean create) {
         this.pages = pages;
         this.options = options;
@@ -191,6 +193,10 @@ public final class Store implements AutoCloseable {
             }
         } finally {
             pages.endSpan(span);
+        }
+        if (remote != null && readOnly) {
+            String where = pages.describe();
+            remote.onLapse(revisions -> expireLapsed(where, revisions));
         }
         if (remote != null && !readOnly && !create) {
             sweepBelow = latest.revision;
@@ -623,10 +629,27 @@ public final class Store implements AutoCloseable {
             while (true) {
                 Revision r = followRemote(true);
                 registry.hold(slot, r);
+                // A lapse found before (reading the meta, or a failed try) may have expired the slot
+                // with the others; one found from here on fails the hold below, or comes after it.
+                registry.unexpire(slot);
                 if (tellRemoteHeld(true)) {
                     return r;
                 }
             }
+        }
+    }
+
+    /**
+     * The registration of this reader's snapshots lapsed, so the writer elsewhere may have freed
+     * the pages of {@code revisions}: their snapshots expire (their next read throws) instead of
+     * reading pages that may have been reused.
+     */
+    private void expireLapsed(String where, long[] revisions) {
+        int expired = registry.expireSnapshotsOf(revisions);
+        if (expired > 0) {
+            LOG.log(System.Logger.Level.WARNING, "the registration of the snapshots of " + where
+                    + " lapsed (this reader stalled past its lease, or could not reach the store to renew it); "
+                    + expired + " snapshot(s) of revisions " + java.util.Arrays.toString(revisions) + " expired");
         }
     }
 

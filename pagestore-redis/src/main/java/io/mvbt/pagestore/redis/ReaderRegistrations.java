@@ -4,6 +4,7 @@ import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.function.Consumer;
 
 import io.mvbt.pagestore.SharedPages;
 import io.mvbt.pagestore.StorageException;
@@ -17,27 +18,46 @@ import redis.clients.jedis.exceptions.JedisException;
  * read (see {@link SharedPages}). A reader refreshes its field every third of its lifetime; the
  * writer's look drops fields past their deadline, so a crashed reader's hold ends by itself.
  * Deadlines come from Redis's clock ({@code TIME}), so the hosts' clocks need not agree.
+ *
+ * <p>A live reader that stalls past its deadline (a long pause, Redis out of reach) loses its
+ * field the same way, and the writer may then free what its snapshots read. Each write of the
+ * field says whether the reader expects it to be there, so the first one after such a lapse finds
+ * it gone and reports the revisions it held ({@link SharedPages#onLapse}).
  */
 final class ReaderRegistrations implements AutoCloseable {
     private static final String NOW = "local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000) ";
     /**
      * KEYS: meta, readers. ARGV: known publication count, reader, lifetime, held revisions with the
-     * reading mark, whether to mark. Marks the
-     * reader as reading and returns the count, and the meta hash if the count changed.
+     * reading mark, whether to mark, whether the reader's field should be there. Marks the reader as
+     * reading and returns the count, '1' if the field should have been there and was not (else '0'),
+     * and the meta hash if the count changed.
      */
     private static final byte[] READ_META = RedisKeys.bytes(NOW
-            + "if ARGV[5] == '1' then redis.call('HSET', KEYS[2], ARGV[2], (now + tonumber(ARGV[3])) .. ' ' .. ARGV[4]) end "
+            + "local lapsed = '0' "
+            + "if ARGV[5] == '1' then "
+            + "  if ARGV[6] == '1' and redis.call('HEXISTS', KEYS[2], ARGV[2]) == 0 then lapsed = '1' end "
+            + "  redis.call('HSET', KEYS[2], ARGV[2], (now + tonumber(ARGV[3])) .. ' ' .. ARGV[4]) "
+            + "end "
             + "local p = redis.call('HGET', KEYS[1], 'published') or '0' "
-            + "if p == ARGV[1] then return {p} end return {p, redis.call('HGETALL', KEYS[1])}");
+            + "if p == ARGV[1] then return {p, lapsed} end return {p, lapsed, redis.call('HGETALL', KEYS[1])}");
     /**
      * KEYS: readers. ARGV: reader, lifetime, held revisions (',' separated, '?' if reading), whether a
-     * reading mark must still be there. Returns 0 if it must and is not.
+     * reading mark must still be there, whether the reader's field should be there. Returns
+     * {@link #MARK_GONE} (writing nothing) if the mark must be there and is not, {@link #LAPSED} if
+     * the field should be there and is not (writing nothing if the mark had to be there), else
+     * {@link #WRITTEN}.
      */
     private static final byte[] REGISTER = RedisKeys.bytes(NOW
             + "local cur = redis.call('HGET', KEYS[1], ARGV[1]) "
-            + "if ARGV[4] == '1' and (not cur or not string.find(cur, '?', 1, true)) then return 0 end "
+            + "local result = 1 "
+            + "if ARGV[5] == '1' and not cur then result = 2 end "
+            + "if ARGV[4] == '1' and (not cur or not string.find(cur, '?', 1, true)) then return result == 2 and 2 or 0 end "
             + "if ARGV[3] == '' then redis.call('HDEL', KEYS[1], ARGV[1]) "
-            + "else redis.call('HSET', KEYS[1], ARGV[1], (now + tonumber(ARGV[2])) .. ' ' .. ARGV[3]) end return 1");
+            + "else redis.call('HSET', KEYS[1], ARGV[1], (now + tonumber(ARGV[2])) .. ' ' .. ARGV[3]) end "
+            + "return result");
+    private static final long MARK_GONE = 0;
+    private static final long WRITTEN = 1;
+    private static final long LAPSED = 2;
     private static final byte[] LIVE = RedisKeys.bytes(NOW
             + "local all = redis.call('HGETALL', KEYS[1]) local live = {} "
             + "for i = 1, #all, 2 do "
@@ -57,6 +77,12 @@ final class ReaderRegistrations implements AutoCloseable {
     // Reader side: what the snapshots hold, and whether a meta was read and its revision not yet registered.
     private long[] holding = new long[0];
     private boolean reading;
+    /** What the reader's field in Redis holds, as last written; empty if it has none. */
+    private long[] registered = new long[0];
+    private boolean registeredReading;
+    /** A lapse took the reading mark away before the hold that ends it: that hold must fail. */
+    private boolean markLapsed;
+    private Consumer<long[]> lapseListener = revisions -> { };
 
     // Writer side: the last successful look (at first none, dated long ago).
     private SharedPages.Held lastLook = new SharedPages.Held(new long[0], true, System.nanoTime() - (1L << 62));
@@ -84,14 +110,50 @@ final class ReaderRegistrations implements AutoCloseable {
      * marks this reader as reading in the same step.
      */
     synchronized List<?> readMeta(String knownPublications, boolean mark) {
+        List<?> reply;
         try {
-            List<?> reply = (List<?>) redis.eval(READ_META, List.of(keys.meta, keys.readers),
+            reply = (List<?>) redis.eval(READ_META, List.of(keys.meta, keys.readers),
                     List.of(RedisKeys.bytes(knownPublications), readerId, RedisKeys.bytes(Long.toString(lifetimeMillis)),
-                            RedisKeys.bytes(joined(holding, true)), RedisKeys.bytes(mark ? "1" : "0")));
-            reading |= mark;
-            return reply;
+                            RedisKeys.bytes(joined(holding, true)), RedisKeys.bytes(mark ? "1" : "0"),
+                            RedisKeys.bytes(expectRegistered())));
         } catch (JedisException e) {
             throw failure("read the meta hash " + RedisKeys.text(keys.meta), e);
+        }
+        if (mark) {
+            if (RedisKeys.text((byte[]) reply.get(1)).equals("1")) {
+                lapsed();
+            }
+            reading = true;
+            wrote(true);
+        }
+        return reply.size() == 2 ? List.of(reply.get(0)) : List.of(reply.get(0), reply.get(2));
+    }
+
+    /** Reader side: see {@link SharedPages#onLapse}. */
+    synchronized void onLapse(Consumer<long[]> listener) {
+        lapseListener = listener;
+    }
+
+    private String expectRegistered() {
+        return registered.length > 0 || registeredReading ? "1" : "0";
+    }
+
+    /** The reader's field now holds {@link #holding} (and the reading mark if {@code withMark}). */
+    private void wrote(boolean withMark) {
+        registered = holding;
+        registeredReading = withMark;
+    }
+
+    /** The reader's field was found gone: what it held is no longer protected. */
+    private void lapsed() {
+        if (registeredReading) {
+            markLapsed = true;
+        }
+        long[] lost = registered;
+        registered = new long[0];
+        registeredReading = false;
+        if (lost.length > 0) {
+            lapseListener.accept(lost);
         }
     }
 
@@ -103,7 +165,13 @@ final class ReaderRegistrations implements AutoCloseable {
         }
         boolean marked = reading;
         reading = false;
-        return send(marked);
+        boolean reached = send(marked);
+        if (markLapsed) {
+            // The mark was gone for a while, so the writer may have let the meta's revision go.
+            markLapsed = false;
+            return false;
+        }
+        return reached;
     }
 
     private static String joined(long[] revisions, boolean reading) {
@@ -117,16 +185,27 @@ final class ReaderRegistrations implements AutoCloseable {
         return text.toString();
     }
 
-    /** Sends what the snapshots hold (with the reading mark if {@link #reading}); false if {@code markExpected} and it lapsed. */
+    /**
+     * Sends what the snapshots hold (with the reading mark if {@link #reading}); false if
+     * {@code markExpected} and the mark or the whole field lapsed.
+     */
     private boolean send(boolean markExpected) {
+        Object done;
         try {
-            Object done = redis.eval(REGISTER, List.of(keys.readers), List.of(readerId,
+            done = redis.eval(REGISTER, List.of(keys.readers), List.of(readerId,
                     RedisKeys.bytes(Long.toString(lifetimeMillis)), RedisKeys.bytes(joined(holding, reading)),
-                    RedisKeys.bytes(markExpected ? "1" : "0")));
-            return Long.valueOf(1).equals(done);
+                    RedisKeys.bytes(markExpected ? "1" : "0"), RedisKeys.bytes(expectRegistered())));
         } catch (JedisException e) {
             throw failure("register the snapshots of this reader in " + RedisKeys.text(keys.readers), e);
         }
+        long result = done instanceof Long l ? l : -1;
+        if (result == LAPSED) {
+            lapsed();
+        }
+        if (result == WRITTEN || result == LAPSED && !markExpected) {
+            wrote(reading);
+        }
+        return result == WRITTEN;
     }
 
     private void refreshLoop() {
@@ -203,6 +282,7 @@ final class ReaderRegistrations implements AutoCloseable {
             try {
                 holding = new long[0];
                 reading = false;
+                lapseListener = revisions -> { };
                 send(false);
             } catch (StorageException e) {
                 // It expires by itself.

@@ -817,6 +817,11 @@ public final class RedisPageStore implements PageStore, SharedPages {
     }
 
     @Override
+    public void onLapse(java.util.function.Consumer<long[]> lapsed) {
+        registrations.onLapse(lapsed);
+    }
+
+    @Override
     public Held heldElsewhere(long maxAgeNanos) {
         return registrations.heldElsewhere(maxAgeNanos);
     }
