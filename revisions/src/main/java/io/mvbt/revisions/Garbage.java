@@ -32,7 +32,7 @@ final class Garbage implements Detached {
     private final TreeEditor editor;
     private final PageWriter pages;
     /** Gives the garbage tree's root, creating it (and marking it changed) on first use. */
-    private final java.util.function.Supplier<TreeRoot> rootSource;
+    private java.util.function.Supplier<TreeRoot> rootSource;
     private TreeRoot root;
     private final UnsafeBuffer key = new UnsafeBuffer(new byte[8]);
     private final UnsafeBuffer record = new UnsafeBuffer(new byte[RECORD_BYTES]);
@@ -40,18 +40,31 @@ final class Garbage implements Detached {
     private long nextSequence = -1;
     private boolean changed;
     /**
-     * Detached leaves freed at once instead of listed, per transaction: a leaf is one page (and its
-     * overflow values), so a small range deletion costs no list at all, while a large one still
-     * hands almost everything to later commits.
+     * Detached leaves that may hold overflow values, read and freed at once instead of listed, per
+     * transaction: a leaf is one page (and its overflow values), so a small range deletion costs no
+     * list at all, while a large one still hands almost everything to later commits.
      */
-    private int inlineLeaves = 32;
+    private static final int INLINE_LEAVES = 32;
+    /** What is left of {@link #INLINE_LEAVES} in this transaction. */
+    private int inlineLeaves;
     /** Pages of leaves that {@link #detach} freed at once, counted by {@link #reclaim}. */
     private long freedAtOnce;
 
-    Garbage(TreeEditor editor, PageWriter pages, java.util.function.Supplier<TreeRoot> rootSource) {
+    /** The writer's list, for one transaction after another ({@link #begin}). */
+    Garbage(TreeEditor editor, PageWriter pages) {
         this.editor = editor;
         this.pages = pages;
+    }
+
+    /** Starts a transaction's use of the list, whose tree root {@code rootSource} gives. */
+    Garbage begin(java.util.function.Supplier<TreeRoot> rootSource) {
         this.rootSource = rootSource;
+        root = null;
+        nextSequence = -1;
+        changed = false;
+        inlineLeaves = INLINE_LEAVES;
+        freedAtOnce = 0;
+        return this;
     }
 
     private TreeRoot root() {

@@ -25,9 +25,8 @@ public final class WriteTxn extends View implements AutoCloseable {
     private final TreeRoot catalog;
     private final Scratch scratch;
     private List<Cursor> cursors;
+    /** The list of detached subtrees, once this transaction uses it. */
     private Garbage garbage;
-    /** Finds whether a range to delete holds any key; created on first use. */
-    private TreeCursor probe;
     private BulkLoad load;
     private RuntimeException poisoned;
     private boolean finished;
@@ -63,6 +62,10 @@ public final class WriteTxn extends View implements AutoCloseable {
         final TreeRoot catalog = new TreeRoot();
         final byte[] catalogValue = new byte[TreeRoot.BYTES];
         TreeState[] states = new TreeState[8];
+        /** Finds whether a range to delete holds any key. */
+        final TreeCursor probe = new TreeCursor();
+        /** Created on first use. */
+        Garbage garbage;
     }
 
     WriteTxn(Store store, Revision base, TxnPages pages, TreeEditor editor, Scratch scratch) {
@@ -280,10 +283,7 @@ public final class WriteTxn extends View implements AutoCloseable {
      * the count of every child left of both paths, a cache miss each.)
      */
     private boolean anyKeyIn(TreeRoot root, byte[] from, byte[] to) {
-        if (probe == null) {
-            probe = new TreeCursor();
-        }
-        TreeCursor c = probe.reset(pages, root);
+        TreeCursor c = scratch.probe.reset(pages, root);
         return c.seek(from, BYTE_BASE, from.length)
                 && Keys.compare(null, c.keyAddress(), c.keyLength(), to, BYTE_BASE, to.length) < 0;
     }
@@ -291,7 +291,10 @@ public final class WriteTxn extends View implements AutoCloseable {
     /** The list of detached subtrees, created on first use. */
     private Garbage garbage() {
         if (garbage == null) {
-            garbage = new Garbage(editor, pages, this::garbageRoot);
+            if (scratch.garbage == null) {
+                scratch.garbage = new Garbage(editor, pages);
+            }
+            garbage = scratch.garbage.begin(this::garbageRoot);
         }
         return garbage;
     }
