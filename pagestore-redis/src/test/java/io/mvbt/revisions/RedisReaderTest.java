@@ -169,7 +169,7 @@ class RedisReaderTest {
                     RedisStoreOptions.defaults().readerLease(Duration.ofMillis(1500))), StoreOptions.defaults())) {
                 Snapshot old = reader.beginRead();
                 // What a reader stalled past its lease finds: its registration is gone, and the
-                // writer reuses the pages of round 0 for later rounds.
+                // writer frees the pages of round 0 (deleted from Redis at its next sync).
                 cluster.cli("DEL", "{mvbt:" + name + "}:readers");
                 for (int r = 1; r <= 10; r++) {
                     round(writer, r);
@@ -182,6 +182,37 @@ class RedisReaderTest {
                 old.close();
                 try (Snapshot now = reader.beginRead()) {
                     assertEquals("round 10", checkRound(now, t));
+                }
+            }
+            writer.check().throwIfDamaged();
+        }
+    }
+
+    @Test
+    void aLapseFoundByTheNextSnapshotExpiresTheOlderOnes() throws Exception {
+        String name = "reader-test-" + (++names);
+        try (Store writer = writer(name)) {
+            round(writer, 0);
+            // A long lease: no refresh comes before the next snapshot does.
+            try (Store reader = Store.open(RedisPageStore.openReader(cluster.endpoint(), name,
+                    RedisStoreOptions.defaults().readerLease(Duration.ofSeconds(60))), StoreOptions.defaults())) {
+                Snapshot old = reader.beginRead();
+                cluster.cli("DEL", "{mvbt:" + name + "}:readers");
+                round(writer, 1);
+                Tree t = reader.tree("t");
+                try (Snapshot now = reader.beginRead()) {
+                    assertEquals("round 1", checkRound(now, t));
+                }
+                assertThrows(SnapshotExpiredException.class, () -> checkRound(old, t));
+                old.close();
+                // Registered afresh: a snapshot the writer outlives is still held.
+                try (Snapshot held = reader.beginRead()) {
+                    for (int r = 2; r <= 12; r++) {
+                        round(writer, r);
+                    }
+                    Thread.sleep(300);
+                    round(writer, 13);
+                    assertEquals("round 1", checkRound(held, t));
                 }
             }
             writer.check().throwIfDamaged();

@@ -34,8 +34,9 @@ public interface SharedPages {
     /**
      * Reader: {@code lapsed} is called with the revisions this reader had registered when it finds
      * that registration gone (the reader stalled past its lease, or could not reach the store to
-     * renew it): the writer may have freed their pages since. It runs on a thread of the page store,
-     * never during a {@link #hold}, and must not call back into this object.
+     * renew it): the writer may have freed their pages since. It runs on the page store's refresh
+     * thread, or inside {@link #refreshMeta} or {@link #hold} on the caller's, under the page store's
+     * locks: it must be quick, must not block, and must not call back into this object.
      */
     default void onLapse(java.util.function.Consumer<long[]> lapsed) {
     }

@@ -642,7 +642,7 @@ public final class Store implements AutoCloseable {
     /**
      * The registration of this reader's snapshots lapsed, so the writer elsewhere may have freed
      * the pages of {@code revisions}: their snapshots expire (their next read throws) instead of
-     * reading pages that may have been reused.
+     * meeting pages the writer freed.
      */
     private void expireLapsed(String where, long[] revisions) {
         int expired = registry.expireSnapshotsOf(revisions);

@@ -28,33 +28,31 @@ final class ReaderRegistrations implements AutoCloseable {
     private static final String NOW = "local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000) ";
     /**
      * KEYS: meta, readers. ARGV: known publication count, reader, lifetime, held revisions with the
-     * reading mark, whether to mark, whether the reader's field should be there. Marks the reader as
-     * reading and returns the count, '1' if the field should have been there and was not (else '0'),
-     * and the meta hash if the count changed.
+     * reading mark, whether to mark, whether the reader's field should be there. Returns {'lapsed'}
+     * (writing nothing) if the field should be there and is not; else marks the reader as reading
+     * and returns the count, and the meta hash if the count changed. A lapse is never written over
+     * in the step that finds it, so a reply lost (or a script run again by the client) finds it again.
      */
     private static final byte[] READ_META = RedisKeys.bytes(NOW
-            + "local lapsed = '0' "
             + "if ARGV[5] == '1' then "
-            + "  if ARGV[6] == '1' and redis.call('HEXISTS', KEYS[2], ARGV[2]) == 0 then lapsed = '1' end "
+            + "  if ARGV[6] == '1' and redis.call('HEXISTS', KEYS[2], ARGV[2]) == 0 then return {'lapsed'} end "
             + "  redis.call('HSET', KEYS[2], ARGV[2], (now + tonumber(ARGV[3])) .. ' ' .. ARGV[4]) "
             + "end "
             + "local p = redis.call('HGET', KEYS[1], 'published') or '0' "
-            + "if p == ARGV[1] then return {p, lapsed} end return {p, lapsed, redis.call('HGETALL', KEYS[1])}");
+            + "if p == ARGV[1] then return {p} end return {p, redis.call('HGETALL', KEYS[1])}");
     /**
      * KEYS: readers. ARGV: reader, lifetime, held revisions (',' separated, '?' if reading), whether a
-     * reading mark must still be there, whether the reader's field should be there. Returns
-     * {@link #MARK_GONE} (writing nothing) if the mark must be there and is not, {@link #LAPSED} if
-     * the field should be there and is not (writing nothing if the mark had to be there), else
-     * {@link #WRITTEN}.
+     * reading mark must still be there, whether the reader's field should be there. Writes nothing
+     * and returns {@link #LAPSED} if the field should be there and is not, or {@link #MARK_GONE} if
+     * the mark must be there and is not; else writes and returns {@link #WRITTEN}.
      */
     private static final byte[] REGISTER = RedisKeys.bytes(NOW
             + "local cur = redis.call('HGET', KEYS[1], ARGV[1]) "
-            + "local result = 1 "
-            + "if ARGV[5] == '1' and not cur then result = 2 end "
-            + "if ARGV[4] == '1' and (not cur or not string.find(cur, '?', 1, true)) then return result == 2 and 2 or 0 end "
+            + "if ARGV[5] == '1' and not cur then return 2 end "
+            + "if ARGV[4] == '1' and (not cur or not string.find(cur, '?', 1, true)) then return 0 end "
             + "if ARGV[3] == '' then redis.call('HDEL', KEYS[1], ARGV[1]) "
             + "else redis.call('HSET', KEYS[1], ARGV[1], (now + tonumber(ARGV[2])) .. ' ' .. ARGV[3]) end "
-            + "return result");
+            + "return 1");
     private static final long MARK_GONE = 0;
     private static final long WRITTEN = 1;
     private static final long LAPSED = 2;
@@ -110,23 +108,27 @@ final class ReaderRegistrations implements AutoCloseable {
      * marks this reader as reading in the same step.
      */
     synchronized List<?> readMeta(String knownPublications, boolean mark) {
-        List<?> reply;
-        try {
-            reply = (List<?>) redis.eval(READ_META, List.of(keys.meta, keys.readers),
-                    List.of(RedisKeys.bytes(knownPublications), readerId, RedisKeys.bytes(Long.toString(lifetimeMillis)),
-                            RedisKeys.bytes(joined(holding, true)), RedisKeys.bytes(mark ? "1" : "0"),
-                            RedisKeys.bytes(expectRegistered())));
-        } catch (JedisException e) {
-            throw failure("read the meta hash " + RedisKeys.text(keys.meta), e);
-        }
-        if (mark) {
-            if (RedisKeys.text((byte[]) reply.get(1)).equals("1")) {
-                lapsed();
+        while (true) {
+            List<?> reply;
+            try {
+                reply = (List<?>) redis.eval(READ_META, List.of(keys.meta, keys.readers),
+                        List.of(RedisKeys.bytes(knownPublications), readerId,
+                                RedisKeys.bytes(Long.toString(lifetimeMillis)), RedisKeys.bytes(joined(holding, true)),
+                                RedisKeys.bytes(mark ? "1" : "0"), RedisKeys.bytes(expectRegistered())));
+            } catch (JedisException e) {
+                throw failure("read the meta hash " + RedisKeys.text(keys.meta), e);
             }
-            reading = true;
-            wrote(true);
+            if (RedisKeys.text((byte[]) reply.get(0)).equals("lapsed")) {
+                // Told now, and the next try expects no field: it registers afresh.
+                lapsed();
+                continue;
+            }
+            if (mark) {
+                reading = true;
+                wrote(true);
+            }
+            return reply;
         }
-        return reply.size() == 2 ? List.of(reply.get(0)) : List.of(reply.get(0), reply.get(2));
     }
 
     /** Reader side: see {@link SharedPages#onLapse}. */
@@ -201,8 +203,10 @@ final class ReaderRegistrations implements AutoCloseable {
         long result = done instanceof Long l ? l : -1;
         if (result == LAPSED) {
             lapsed();
+            // What the snapshots hold now goes out afresh; a mark that had to be there is gone.
+            return !markExpected && send(false);
         }
-        if (result == WRITTEN || result == LAPSED && !markExpected) {
+        if (result == WRITTEN) {
             wrote(reading);
         }
         return result == WRITTEN;
@@ -221,8 +225,8 @@ final class ReaderRegistrations implements AutoCloseable {
                 }
                 try {
                     send(false);
-                } catch (StorageException e) {
-                    // Redis unreachable: the next refresh or snapshot tries again.
+                } catch (RuntimeException e) {
+                    // Redis unreachable (or the lapse listener failed): the next refresh or snapshot tries again.
                 }
             }
         }
