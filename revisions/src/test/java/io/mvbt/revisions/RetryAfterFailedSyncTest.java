@@ -35,11 +35,13 @@ class RetryAfterFailedSyncTest {
                 .checkpointInterval(Duration.ofMillis(50)).checkpointBytes(1L << 40);
         Store store = Store.over(failing, options, true);
         Thread.sleep(200);
+        // Armed before the commit: whichever syncs it first, the checkpointer or sync() below, fails
+        // (armed after it, a checkpoint in between would leave sync() nothing to do).
+        failNext.set(1);
         try (WriteTxn tx = store.beginWrite()) {
             tx.put(tx.createTreeIfAbsent("t"), "k".getBytes(), "v".getBytes());
             tx.commit(Durability.NORMAL);
         }
-        failNext.set(1);
         assertThrows(StoreFailedException.class, store::sync);
         int after = syncs.get();
         long durableBefore = store.stats().durableRevision();
