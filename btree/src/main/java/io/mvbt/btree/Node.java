@@ -27,7 +27,8 @@ import org.agrona.UnsafeApi;
  * of entry 0 is empty (it stands for minus infinity), the key of entry i separates child i-1 (all
  * keys smaller) from child i (all keys equal or greater). Flag {@link #INLINE_ONLY} says that no
  * value under the child lives in overflow pages, so freeing the child's subtree need not read its
- * leaves. It may be clear where it could be set (format 2 stores never set it), never the reverse.
+ * leaves. It may be clear where it could be set (stores of formats 1 and 2 never set it), never
+ * the reverse.
  *
  * <p>Every method trusts the page: pages are validated ({@link PageValidator}) before first use.
  */

@@ -83,6 +83,9 @@ public final class PageValidator {
             if (!leaf && i == 0 && keyLength != 0) {
                 fail(pageNo, "first child of a branch carries a key");
             }
+            if (!leaf && (UnsafeApi.getShort(page + off + Node.BRANCH_FLAGS) & ~Node.INLINE_ONLY) != 0) {
+                fail(pageNo, "entry " + i + " has unknown flags");
+            }
             long key = page + off + header;
             if ((leaf || i > 0) && (Keys.commonPrefix(key, keyLength, page + Node.PREFIX, prefix) < prefix
                     || Node.hint(page, i) != Node.hintOf(null, key, keyLength, prefix))) {

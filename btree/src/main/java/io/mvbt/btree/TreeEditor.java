@@ -39,8 +39,9 @@ public final class TreeEditor {
     private TreeRoot root;
     private int depth;
     /**
-     * Subtrees detached by the running edit: (page, revision, level, inline only 1 or 0) fours. They reach the sink
-     * only when the edit is complete, because the sink may itself edit a tree with this editor.
+     * Subtrees detached by the running edit, four numbers each: page, revision, level, and 1 if
+     * inline-only. They reach the sink only when the edit is complete, because the sink may itself
+     * edit a tree with this editor.
      */
     private final org.agrona.collections.LongArrayList detachedNow = new org.agrona.collections.LongArrayList();
 

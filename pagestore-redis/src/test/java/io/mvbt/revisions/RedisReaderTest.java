@@ -100,8 +100,17 @@ class RedisReaderTest {
     }
 
     private static Store reader(String name) {
-        return Store.open(RedisPageStore.openReader(cluster.endpoint(), name, RedisStoreOptions.defaults()
-                ), StoreOptions.defaults());
+        return reader(name, RedisStoreOptions.defaults().readerLease());
+    }
+
+    private static Store reader(String name, Duration lease) {
+        return Store.open(RedisPageStore.openReader(cluster.endpoint(), name,
+                RedisStoreOptions.defaults().readerLease(lease)), StoreOptions.defaults());
+    }
+
+    /** What a reader that stalled past its lease finds: the writer has dropped its registration. */
+    private static void dropRegistrations(String name) throws Exception {
+        cluster.cli("DEL", "{mvbt:" + name + "}:readers");
     }
 
     @Test
@@ -165,12 +174,10 @@ class RedisReaderTest {
         String name = "reader-test-" + (++names);
         try (Store writer = writer(name)) {
             round(writer, 0);
-            try (Store reader = Store.open(RedisPageStore.openReader(cluster.endpoint(), name,
-                    RedisStoreOptions.defaults().readerLease(Duration.ofMillis(1500))), StoreOptions.defaults())) {
+            try (Store reader = reader(name, Duration.ofMillis(1500))) {
                 Snapshot old = reader.beginRead();
-                // What a reader stalled past its lease finds: its registration is gone, and the
-                // writer frees the pages of round 0 (deleted from Redis at its next sync).
-                cluster.cli("DEL", "{mvbt:" + name + "}:readers");
+                // The writer then frees the pages of round 0 (deleted from Redis at its next sync).
+                dropRegistrations(name);
                 for (int r = 1; r <= 10; r++) {
                     round(writer, r);
                 }
@@ -194,10 +201,9 @@ class RedisReaderTest {
         try (Store writer = writer(name)) {
             round(writer, 0);
             // A long lease: no refresh comes before the next snapshot does.
-            try (Store reader = Store.open(RedisPageStore.openReader(cluster.endpoint(), name,
-                    RedisStoreOptions.defaults().readerLease(Duration.ofSeconds(60))), StoreOptions.defaults())) {
+            try (Store reader = reader(name, Duration.ofSeconds(60))) {
                 Snapshot old = reader.beginRead();
-                cluster.cli("DEL", "{mvbt:" + name + "}:readers");
+                dropRegistrations(name);
                 round(writer, 1);
                 Tree t = reader.tree("t");
                 try (Snapshot now = reader.beginRead()) {

@@ -130,7 +130,7 @@ final class Garbage implements Detached {
         return Long.reverseBytes(UnsafeApi.getLong(cursor.keyAddress()));
     }
 
-    /** A listed subtree: its root page, the revision that wrote it, its level, and whether it holds no overflow value. */
+    /** A listed subtree: its root page, the revision that wrote it, its level, whether it is inline-only. */
     record Subtree(long page, long revision, int level, boolean inlineOnly) {
         TreeRoot root() {
             TreeRoot root = new TreeRoot();

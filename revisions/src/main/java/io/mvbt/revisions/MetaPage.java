@@ -42,9 +42,9 @@ import io.mvbt.pagestore.UnsupportedFormatException;
  * Format 3 adds no field here: it may set the INLINE_ONLY flag of branch entries ({@code Node}) and
  * of garbage records. Older releases must refuse such a store: they would carry the flag along
  * without clearing it when they write an overflow value below, and its pages would then leak.
- * A store of format 1 (no fresh roots) or 2 opens, and its next meta is written in format 3. Every format
- * keeps the first 24 bytes where they are, so that an intact meta of a newer format is told from a
- * damaged one.
+ * A store of format 1 (no fresh roots) or 2 opens, and its next meta is written in format 3.
+ * Every format keeps the first 24 bytes where they are, so that an intact meta of a newer format
+ * is told from a damaged one.
  */
 final class MetaPage {
     static final long MAGIC = ByteBuffer.wrap("mvbt-met".getBytes(java.nio.charset.StandardCharsets.US_ASCII))

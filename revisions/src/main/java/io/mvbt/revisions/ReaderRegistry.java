@@ -141,14 +141,18 @@ final class ReaderRegistry {
                     || java.util.Arrays.binarySearch(revisions, table.getLongVolatile(off + REVISION)) < 0) {
                 continue;
             }
-            while (!table.compareAndSetLong(off + FLAGS, flags, flags | EXPIRED)) {
+            while (true) {
+                if (table.compareAndSetLong(off + FLAGS, flags, flags | EXPIRED)) {
+                    expired++;
+                    break;
+                }
                 long now = table.getLongVolatile(off + FLAGS);
                 if (now >>> 8 != flags >>> 8) {
+                    // Released and claimed again meanwhile: a new snapshot, not one of the lapse.
                     break;
                 }
                 flags = now;
             }
-            expired++;
         }
         return expired;
     }

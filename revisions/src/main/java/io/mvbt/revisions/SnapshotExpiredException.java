@@ -3,7 +3,7 @@ package io.mvbt.revisions;
 /**
  * A snapshot was read after a {@link SlowReaderPolicy} expired it for holding an old revision too
  * long, or, for a reader of a store kept on Redis, after its registration with the writer lapsed
- * (the reader stalled past its lease): the writer may have reused its pages. Close it
+ * (the reader stalled past its lease): the writer may have freed its pages. Close it
  * (try-with-resources does) and open a new one.
  */
 public class SnapshotExpiredException extends ClosedException {
