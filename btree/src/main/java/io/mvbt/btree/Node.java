@@ -211,6 +211,11 @@ public final class Node {
         return entryIsOverflow(leaf + entry(leaf, i));
     }
 
+    /** Whether a raw leaf entry (at {@code address}) holds a reference to overflow pages. */
+    public static boolean entryIsOverflow(long address) {
+        return (UnsafeApi.getShort(address + 2) & 0xFFFF) == OVERFLOW_MARK;
+    }
+
     /** Address of the inline value (or of the overflow reference) of leaf entry {@code i}. */
     public static long valueAddress(long leaf, int i) {
         int off = entry(leaf, i);
@@ -283,11 +288,6 @@ public final class Node {
             }
         }
         return true;
-    }
-
-    /** Whether a raw leaf entry (at {@code address}) holds a reference to overflow pages. */
-    public static boolean entryIsOverflow(long address) {
-        return (UnsafeApi.getShort(address + 2) & 0xFFFF) == OVERFLOW_MARK;
     }
 
     /** Entries in the subtree under this page. */
