@@ -11,12 +11,16 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.mvbt.pagestore.SharedPages;
+import io.mvbt.pagestore.StorageException;
 import io.mvbt.pagestore.redis.RedisPageStore;
 import io.mvbt.pagestore.redis.RedisServers;
 import io.mvbt.pagestore.redis.RedisStoreOptions;
@@ -222,6 +226,104 @@ class RedisReaderTest {
                 }
             }
             writer.check().throwIfDamaged();
+        }
+    }
+
+    @Test
+    void aSnapshotOpenWhoseRegistrationFailedLeavesNothingRegistered() throws Exception {
+        String name = "reader-test-" + (++names);
+        try (Store writer = writer(name)) {
+            round(writer, 0);
+            RedisPageStore redis = RedisPageStore.openReader(cluster.endpoint(), name,
+                    RedisStoreOptions.defaults().readerLease(Duration.ofMillis(900)));
+            AtomicBoolean loseReply = new AtomicBoolean();
+            try (Store reader = Store.open(new LostHoldReply(redis, loseReply), StoreOptions.defaults())) {
+                loseReply.set(true);
+                StorageException e = assertThrows(StorageException.class, reader::beginRead);
+                assertTrue(e.getMessage().contains("lost"), e.getMessage());
+                assertEquals(0, reader.readers().size());
+                // Renewals (every third of the lease) send what the reader holds: nothing now. Left
+                // registered, the revision would be renewed for as long as the reader lives.
+                long deadline = System.nanoTime() + 10_000_000_000L;
+                String registered;
+                while (!(registered = cluster.cli("HGETALL", "{mvbt:" + name + "}:readers")).isBlank()) {
+                    assertTrue(System.nanoTime() < deadline, "still registered after the failed open: " + registered);
+                    Thread.sleep(100);
+                }
+                try (Snapshot s = reader.beginRead()) {
+                    assertEquals("round 0", checkRound(s, reader.tree("t")));
+                }
+            }
+            writer.check().throwIfDamaged();
+        }
+    }
+
+    /**
+     * A reader's page store whose registration reaches Redis once but whose reply is lost: the
+     * snapshot open fails after the revision went out.
+     */
+    private static final class LostHoldReply extends ForwardingPageStore {
+        private final SharedPages shared;
+        private final SharedPages losing;
+
+        LostHoldReply(RedisPageStore redis, AtomicBoolean loseReply) {
+            super(redis);
+            this.shared = redis.remote();
+            this.losing = new SharedPages() {
+                @Override
+                public boolean readOnly() {
+                    return shared.readOnly();
+                }
+
+                @Override
+                public void refreshMeta(boolean forSnapshot) {
+                    shared.refreshMeta(forSnapshot);
+                }
+
+                @Override
+                public boolean hold(long[] revisions, int count, boolean mustReach) {
+                    boolean reached = shared.hold(revisions, count, mustReach);
+                    if (mustReach && loseReply.getAndSet(false)) {
+                        throw new StorageException("test: the reply of the registration was lost");
+                    }
+                    return reached;
+                }
+
+                @Override
+                public void onLapse(Consumer<long[]> lapsed) {
+                    shared.onLapse(lapsed);
+                }
+
+                @Override
+                public Held heldElsewhere(long maxAgeNanos) {
+                    return shared.heldElsewhere(maxAgeNanos);
+                }
+            };
+        }
+
+        @Override
+        public SharedPages remote() {
+            return losing;
+        }
+
+        @Override
+        public long beginSpan() {
+            return pages.beginSpan();
+        }
+
+        @Override
+        public void endSpan(long span) {
+            pages.endSpan(span);
+        }
+
+        @Override
+        public boolean prefetches() {
+            return pages.prefetches();
+        }
+
+        @Override
+        public void prefetch(long[] pageNos, int count) {
+            pages.prefetch(pageNos, count);
         }
     }
 

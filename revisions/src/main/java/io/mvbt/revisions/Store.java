@@ -578,7 +578,9 @@ public final class Store implements AutoCloseable {
         try {
             return new Snapshot(this, hold(slot), slot);
         } catch (RuntimeException | Error e) {
-            releaseSlot(slot);
+            // As a close does: a reader elsewhere also takes the revision out of what it registers,
+            // which its failed open had already put there.
+            release(slot);
             throw e;
         }
     }
