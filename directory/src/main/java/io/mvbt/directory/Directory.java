@@ -26,7 +26,8 @@ import io.mvbt.revisions.WriteTxn;
  * {@code dc=example,dc=com}. Every operation is one write transaction that changes the master
  * tree, the parent tree, the descendant counts and every index together, so a search never sees
  * half of it. Searches run on a snapshot: they never block writers and writers never disturb them.
- * Thread-safe: writes from many threads queue for the store's single writer.
+ * Thread-safe: writes from many threads queue for the store's single writer, each for at most the
+ * store's write timeout ({@link io.mvbt.revisions.WriteTimeoutException} after it).
  *
  * <pre>{@code
  * Directory dir = Directory.open(store, "dc=example,dc=com", Schema.defaults());
@@ -169,6 +170,7 @@ public final class Directory {
         try (WriteTxn tx = store.beginWrite()) {
             long parent = parentOf(tx, dn);
             String rdnText = parent == 0 ? dn.toString() : dn.rdn().toString();
+            checkReadsBack(rdnText, parent == 0 ? dn : dn.rdn(), parent == 0);
             byte[] parentKey = DirectoryTrees.parentKey(parent, parent == 0 ? trees.normalizedSuffix
                     : dn.rdn().normalized(trees.schema));
             checkKey(parentKey, dn);
@@ -199,7 +201,7 @@ public final class Directory {
             }
             EntryCodec.Record record = EntryCodec.decode(trees.record(tx, id));
             indexer.change(tx, id, record.attributes(), Map.of());
-            tx.delete(trees.parent, trees.parentKeyOf(record));
+            deleteParentKey(tx, trees.parentKeyOf(record), dn);
             tx.delete(trees.master, IndexKey.idKey(id));
             tx.delete(trees.descendants, IndexKey.idKey(id));
             if (record.parent() != 0) {
@@ -258,6 +260,7 @@ public final class Directory {
                 throw new DirectoryException("the suffix entry '" + dn + "' cannot be moved or renamed");
             }
             Dn target = newParent.child(newRdn);
+            checkReadsBack(newRdn.toString(), newRdn, false);
             long parent = trees.resolve(tx, newParent);
             if (parent == 0) {
                 throw new NoSuchEntryException("new parent '" + newParent + "' of '" + dn + "' does not exist");
@@ -295,7 +298,7 @@ public final class Directory {
                 adjustDescendants(tx, parent, moved);
             }
             indexer.change(tx, id, record.attributes(), after);
-            tx.delete(trees.parent, oldKey);
+            deleteParentKey(tx, oldKey, dn);
             tx.put(trees.parent, newKey, IndexKey.idKey(id));
             tx.put(trees.master, IndexKey.idKey(id), EntryCodec.encode(parent, newRdn.toString(), after));
             tx.commit();
@@ -384,6 +387,31 @@ public final class Directory {
             throw new NoSuchEntryException("parent '" + dn.parent() + "' of '" + dn + "' does not exist");
         }
         return parent;
+    }
+
+    /**
+     * Refuses a name whose stored text would not read back as the same name: every later operation
+     * parses that text again (an RDN built in code, say with a value of unpaired surrogates).
+     */
+    private static void checkReadsBack(String text, Object name, boolean wholeDn) {
+        Object back;
+        try {
+            back = wholeDn ? Dn.parse(text) : Rdn.parse(text);
+        } catch (SyntaxException e) {
+            back = null;
+        }
+        if (!name.equals(back)) {
+            throw new IllegalArgumentException("'" + text + "' cannot be stored: it reads back as "
+                    + (back == null ? "no valid name" : "'" + back + "'"));
+        }
+    }
+
+    /** Deletes an entry's key in the parent tree, which must be there: else the directory is inconsistent. */
+    private void deleteParentKey(WriteTxn tx, byte[] key, Dn dn) {
+        if (!tx.delete(trees.parent, key)) {
+            throw new DirectoryException("the directory is inconsistent: the parent-tree key of '" + dn
+                    + "' is missing; nothing was changed");
+        }
     }
 
     private void checkKey(byte[] parentKey, Dn dn) {

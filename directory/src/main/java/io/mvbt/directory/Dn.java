@@ -166,12 +166,12 @@ public final class Dn {
                 throw error(at, "expected an attribute type, found the end of the DN");
             }
             char first = in.charAt(at);
-            if (Character.isDigit(first)) {
-                while (at < in.length() && (Character.isDigit(in.charAt(at)) || in.charAt(at) == '.')) {
+            if (isDigit(first)) {
+                while (at < in.length() && (isDigit(in.charAt(at)) || in.charAt(at) == '.')) {
                     at++;
                 }
             } else if (isAlpha(first)) {
-                while (at < in.length() && (isAlpha(in.charAt(at)) || Character.isDigit(in.charAt(at))
+                while (at < in.length() && (isAlpha(in.charAt(at)) || isDigit(in.charAt(at))
                         || in.charAt(at) == '-')) {
                     at++;
                 }
@@ -243,6 +243,10 @@ public final class Dn {
                 throw error(at, "empty attribute value");
             }
             return value;
+        }
+
+        private static boolean isDigit(char c) {
+            return c >= '0' && c <= '9';
         }
 
         private static boolean isAlpha(char c) {

@@ -3,14 +3,45 @@ package io.mvbt.directory;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * A relative distinguished name: one or more {@code type=value} pairs joined by {@code +}. Types
  * are lower-cased; values are kept as given (unescaped) and compared in their normalized form.
  */
 public final class Rdn {
-    /** One {@code type=value} pair. */
+    /**
+     * One {@code type=value} pair: the type lower-cased, and both checked as a DN would be read, so
+     * that what is stored reads back as itself.
+     */
     public record Ava(String type, String value) {
+        public Ava {
+            type = Schema.name(Objects.requireNonNull(type, "type"));
+            Objects.requireNonNull(value, "value");
+            if (!isType(type)) {
+                throw new IllegalArgumentException("'" + type + "' is not an attribute type (a letter, then letters,"
+                        + " digits and '-'; or a numeric OID)");
+            }
+            if (value.isEmpty()) {
+                throw new IllegalArgumentException("the value of '" + type + "' is empty");
+            }
+        }
+
+        private static boolean isType(String type) {
+            if (type.isEmpty()) {
+                return false;
+            }
+            boolean oid = type.charAt(0) >= '0' && type.charAt(0) <= '9';
+            for (int i = 0; i < type.length(); i++) {
+                char c = type.charAt(i);
+                boolean digit = c >= '0' && c <= '9';
+                boolean ok = oid ? digit || c == '.' : digit || c >= 'a' && c <= 'z' || i > 0 && c == '-';
+                if (!ok) {
+                    return false;
+                }
+            }
+            return true;
+        }
     }
 
     private final List<Ava> avas;
@@ -23,7 +54,7 @@ public final class Rdn {
     }
 
     public Rdn(String type, String value) {
-        this(List.of(new Ava(Schema.name(type), value)));
+        this(List.of(new Ava(type, value)));
     }
 
     /** Parses one RDN, as in {@code cn=John Smith+uid=js}. */

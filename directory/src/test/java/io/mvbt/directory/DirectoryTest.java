@@ -68,6 +68,38 @@ class DirectoryTest {
         }
     }
 
+    /** An RDN built in code is stored as it reads back, or refused: never as a name no later call can parse or find. */
+    @Test
+    void rdnsBuiltInCodeAreCanonicalOrRefused() {
+        assertThrows(IllegalArgumentException.class, () -> new Rdn("cn", ""));
+        assertThrows(IllegalArgumentException.class, () -> new Rdn("c n", "x"));
+        assertThrows(IllegalArgumentException.class, () -> new Rdn("1cn", "x"));
+        assertThrows(IllegalArgumentException.class, () -> new Rdn("-cn", "x"));
+        assertThrows(SyntaxException.class, () -> Dn.parse("\u0661=x,dc=example,dc=com".translateEscapes()));
+        assertEquals("cn", new Rdn.Ava("CN", "Bob").type());
+        try (Store store = Store.inMemory()) {
+            Directory dir = sample(store);
+            Dn people = Dn.parse("ou=people,dc=example,dc=com");
+            Dn carol = people.child(new Rdn(List.of(new Rdn.Ava("CN", "Carol"))));
+            dir.add(Entry.builder(carol).add("objectClass", "person").build());
+            assertEquals(carol, dir.lookup("cn=carol,ou=people,dc=example,dc=com").dn());
+            assertEquals(Set.of("cn=Carol,ou=people,dc=example,dc=com"),
+                    dns(dir.search("dc=example,dc=com", SearchScope.SUBTREE, "(cn=CAROL)")));
+            // A value that does not survive its own text (a lone surrogate) is refused before anything is written.
+            Dn odd = people.child(new Rdn("cn", "x\uD800".translateEscapes()));
+            assertThrows(IllegalArgumentException.class, () -> dir.add(Entry.builder(odd).add("objectClass", "person").build()));
+            assertThrows(IllegalArgumentException.class, () -> dir.rename(carol, new Rdn("cn", "y\uD800".translateEscapes()), true));
+            dir.delete(carol);
+            assertEquals(6, dir.size());
+            assertEquals(0, dns(dir.search("dc=example,dc=com", SearchScope.SUBTREE, "(cn=carol)")).size());
+            dir.delete(people.child(new Rdn("cn", "Bob Jones")));
+            dir.delete(people.child(new Rdn("cn", "Alice Smith")));
+            dir.delete(people);
+            assertNull(dir.lookup(people));
+            assertTrue(store.check().ok());
+        }
+    }
+
     @Test
     void writesKeepEveryTreeInStep() {
         try (Store store = Store.inMemory()) {
