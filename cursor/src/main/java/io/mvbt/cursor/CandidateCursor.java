@@ -134,6 +134,8 @@ public final class CandidateCursor implements AutoCloseable {
         long target = position + n;
         if (n > 0 && target < position) {
             target = count; // overflow
+        } else if (n < 0 && target > position) {
+            target = -1; // underflow
         }
         return seekPosition(Math.max(-1, Math.min(count, target)));
     }

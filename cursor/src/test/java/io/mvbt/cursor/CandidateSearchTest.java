@@ -228,6 +228,13 @@ class CandidateSearchTest {
                 assertEquals(all[all.length - 1], c.id());
                 assertFalse(c.skip(all.length));
                 assertThrows(IllegalStateException.class, c::id);
+                // Skips as far as a long goes stop at either end instead of wrapping to the other.
+                assertFalse(c.skip(Long.MIN_VALUE));
+                assertEquals(-1, c.position());
+                assertFalse(c.skip(Long.MIN_VALUE));
+                assertEquals(-1, c.position());
+                assertFalse(c.skip(Long.MAX_VALUE));
+                assertEquals(all.length, c.position());
             }
             PagedResults paged = new PagedResults(7, s, master, ids);
             List<Long> seen = new ArrayList<>();
