@@ -3,8 +3,9 @@ package io.mvbt.history;
 /**
  * Decides, during {@link HistoryTable#expire}, what becomes of each article (INN's expire
  * callback). Called outside any write transaction, so a slow policy (one that asks the article
- * store whether the article still exists, say) does not hold up writers; it may be called again
- * for an article that changed while it was deciding.
+ * store whether the article still exists, say) does not hold up writers; the exception is an
+ * article that changed while its page was being decided, which is decided again inside the write
+ * transaction that applies the page (it holds up writers for that call).
  */
 @FunctionalInterface
 public interface ExpiryPolicy {
@@ -27,7 +28,8 @@ public interface ExpiryPolicy {
                 until = article.expires();
             } else {
                 long since = article.arrived() > 0 ? article.arrived() : article.posted();
-                until = since <= 0 ? 0 : since + retention;
+                // Saturating: a retention meant as "keep forever" must not wrap into the past.
+                until = since <= 0 ? 0 : since > Long.MAX_VALUE - retention ? Long.MAX_VALUE : since + retention;
             }
             return now >= until ? ExpiryDecision.remember() : ExpiryDecision.keep();
         };

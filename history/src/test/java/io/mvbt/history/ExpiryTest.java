@@ -178,6 +178,19 @@ class ExpiryTest {
     }
 
     @Test
+    void aRetentionMeantAsForeverKeepsEveryArticle() {
+        ExpiryPolicy forever = ExpiryPolicy.standard(1e15);
+        byte[] hash = new byte[16];
+        for (long arrived : new long[] {1, NOW - 400 * DAY, NOW, Long.MAX_VALUE - DAY}) {
+            HistoryEntry article = HistoryEntry.article(hash, arrived, 0, 0, token(1));
+            assertEquals(ExpiryDecision.Kind.KEEP, forever.decide(article, NOW).kind(), "arrived at " + arrived);
+        }
+        // The bound still holds for an ordinary retention.
+        assertEquals(ExpiryDecision.Kind.REMEMBER,
+                ExpiryPolicy.standard(5).decide(HistoryEntry.article(hash, NOW - 6 * DAY, 0, 0, token(1)), NOW).kind());
+    }
+
+    @Test
     void aBadPolicyOrOptionIsRefused() {
         try (Store store = Store.inMemory(); HistoryTable h = HistoryTable.open(store)) {
             h.write(id(1), NOW, NOW, 0, token(1));
