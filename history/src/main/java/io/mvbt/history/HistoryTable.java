@@ -37,7 +37,8 @@ import io.mvbt.revisions.WriteTxn;
  * {@link HistoryImport} loads a sorted stream with the bulk loader.
  *
  * <p>Reads run on snapshots and never wait for the writer; writes from several threads take turns
- * (the store has one writer). All methods are thread-safe.
+ * (the store has one writer), each waiting at most the store's write timeout
+ * ({@link io.mvbt.revisions.WriteTimeoutException} after it). All methods are thread-safe.
  *
  * <p>Layout: the entries live in the tree named after the table ({@value #DEFAULT_NAME} by
  * default), 16-byte hash to a compact value ({@code EntryCodec}); a second tree, {@code <name>.meta},

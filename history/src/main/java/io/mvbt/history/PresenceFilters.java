@@ -25,6 +25,10 @@ final class PresenceFilters {
     /** True while this table publishes a commit and before its filters cover it. */
     private volatile boolean committing;
     private Thread builder;
+    /** After a failed build, when a commit tries again ({@code System.nanoTime()}); 0 if none failed. */
+    private volatile long retryAtNanos;
+    private static final long RETRY_NANOS = 10_000_000_000L;
+    private static final System.Logger LOG = System.getLogger("io.mvbt.history");
 
     private record Pair(PresenceFilter current, PresenceFilter building) {
     }
@@ -76,7 +80,8 @@ final class PresenceFilters {
         }
         committing = false;
         PresenceFilter f = p.current;
-        if (f != null && entries > f.capacity) {
+        long retryAt = retryAtNanos;
+        if (f != null && entries > f.capacity || retryAt != 0 && System.nanoTime() - retryAt >= 0) {
             rebuild();
         }
     }
@@ -101,9 +106,9 @@ final class PresenceFilters {
     }
 
     private void build() {
+        Snapshot snapshot = null;
         try {
             PresenceFilter f;
-            Snapshot snapshot;
             // Holding the writer, no commit slips between the snapshot and the filter that adds
             // every later commit's hashes.
             try (WriteTxn hold = store.beginWrite()) {
@@ -113,6 +118,7 @@ final class PresenceFilters {
                 hold.abort();
             }
             try (HistoryReader reader = new HistoryReader(table, snapshot)) {
+                snapshot = null;
                 reader.walkHashes(hash -> {
                     f.add(hash);
                     return !closed;
@@ -120,10 +126,21 @@ final class PresenceFilters {
             }
             f.ready = true;
             filters = new Pair(closed ? filters.current : f, null);
-        } catch (RuntimeException e) {
-            // The table closed under the build, or the store failed: checks keep using the tree.
+            retryAtNanos = 0;
+        } catch (RuntimeException | Error e) {
+            // The table closed under the build, the store failed, or the bits did not fit in the
+            // heap: checks keep using the tree, and a later commit tries again.
             filters = new Pair(filters.current, null);
+            retryAtNanos = System.nanoTime() + RETRY_NANOS;
+            if (!closed) {
+                LOG.log(System.Logger.Level.WARNING, "the presence filter of history table '" + table.name()
+                        + "' could not be built; checks go to the tree until a later try succeeds", e);
+            }
         } finally {
+            if (snapshot != null) {
+                // Not handed to the reader: its pages would otherwise stay pinned for good.
+                snapshot.close();
+            }
             buildRequested.set(false);
         }
     }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -15,6 +16,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 import io.mvbt.revisions.Store;
+import io.mvbt.revisions.StoreOptions;
 import io.mvbt.revisions.WriteTxn;
 
 /** The filter of present hashes: it spares the tree most misses and never makes an answer wrong. */
@@ -55,6 +57,40 @@ class PresenceFilterTest {
             for (long i = 0; i < 20_000; i++) {
                 assertTrue(table.check(id(i)));
                 assertFalse(table.write(id(i), 1, 1, 0, token(i)), "a duplicate must be refused");
+            }
+        }
+    }
+
+    /** A build that failed (here: the writer held past the write timeout) leaks no snapshot and is tried again. */
+    @Test
+    void aFailedBuildIsTriedAgainByALaterCommit() throws Exception {
+        try (Store store = Store.inMemory(StoreOptions.defaults().writeTimeout(Duration.ofMillis(200)))) {
+            try (HistoryTable table = HistoryTable.open(store)) {
+                for (long i = 0; i < 1_000; i++) {
+                    table.write(id(i), 1000 + i, 1000 + i, 0, token(i));
+                }
+            }
+            HistoryTable table;
+            try (WriteTxn held = store.beginWrite()) {
+                table = HistoryTable.open(store);
+                Thread.sleep(600);
+                held.abort();
+            }
+            try (table) {
+                assertNull(table.filters.current(), "the build should have timed out waiting for the writer");
+                assertEquals(0, store.readers().size(), "the failed build left a snapshot open");
+                long deadline = System.nanoTime() + 30_000_000_000L;
+                long i = 1_000;
+                while (table.filters.current() == null || !table.filters.current().ready) {
+                    assertTrue(System.nanoTime() < deadline, "the filter was never built again");
+                    table.write(id(i), 1000 + i, 1000 + i, 0, token(i));
+                    i++;
+                    Thread.sleep(50);
+                }
+                PresenceFilter f = readyFilter(table);
+                for (long j = 0; j < i; j++) {
+                    assertTrue(f.mightContain(MessageIdHash.of(id(j))), "hash " + j + " missing from the filter");
+                }
             }
         }
     }
