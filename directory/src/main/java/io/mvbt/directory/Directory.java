@@ -41,6 +41,7 @@ public final class Directory {
     private static final byte[] NEXT_ID = "next-id".getBytes(StandardCharsets.UTF_8);
     private static final byte[] SUFFIX = "suffix".getBytes(StandardCharsets.UTF_8);
     private static final byte[] INDEXES = "indexes".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] MATCHING = "matching".getBytes(StandardCharsets.UTF_8);
 
     private final Store store;
     private final DirectoryTrees trees;
@@ -70,6 +71,7 @@ public final class Directory {
         }
         try (WriteTxn tx = store.beginWrite()) {
             Tree meta = tx.createTreeIfAbsent(DirectoryTrees.PREFIX + "meta");
+            checkMatching(tx, meta, schema);
             byte[] stored = tx.get(meta, SUFFIX);
             String normalized = suffix.normalized(schema);
             if (stored == null) {
@@ -107,6 +109,26 @@ public final class Directory {
             }
             tx.commit();
             return new Directory(store, trees);
+        }
+    }
+
+    /**
+     * Refuses a schema whose matching rules differ from those the directory's keys were normalized
+     * with: its lookups and index scans would miss the entries stored under the old forms. A
+     * directory that recorded none yet (a new one, or one made before they were recorded) records them.
+     */
+    private static void checkMatching(WriteTxn tx, Tree meta, Schema schema) {
+        String rules = schema.matchingRules();
+        byte[] stored = tx.get(meta, MATCHING);
+        if (stored == null) {
+            tx.put(meta, MATCHING, rules.getBytes(StandardCharsets.UTF_8));
+            return;
+        }
+        String recorded = new String(stored, StandardCharsets.UTF_8);
+        if (!recorded.equals(rules)) {
+            throw new DirectoryException("the directory's keys were normalized with the matching rules ["
+                    + recorded + "], but the schema gives [" + rules + "]; open it with the same rules"
+                    + " (attributes not listed match case-exactly), or rebuild it with the new ones");
         }
     }
 

@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -34,11 +35,28 @@ public final class Schema {
         return new Schema(m, Set.of("objectclass", "cn", "sn", "givenname", "ou", "uid", "mail"));
     }
 
-    /** This schema with {@code attribute} matching by {@code rule}. */
+    /**
+     * This schema with {@code attribute} matching by {@code rule}. Only for a new directory: an
+     * existing one refuses to open with rules other than those its keys were normalized with.
+     */
     public Schema withMatching(String attribute, Matching rule) {
         Map<String, Matching> m = new HashMap<>(matching);
         m.put(name(attribute), rule);
         return new Schema(m, indexed);
+    }
+
+    /**
+     * The rules that differ from the default (case-exact), as sorted {@code attribute:RULE} pairs
+     * joined by commas: what a directory records, since its keys were normalized by them.
+     */
+    String matchingRules() {
+        StringBuilder out = new StringBuilder();
+        new TreeMap<>(matching).forEach((attribute, rule) -> {
+            if (rule != Matching.CASE_EXACT) {
+                out.append(out.length() == 0 ? "" : ",").append(attribute).append(':').append(rule);
+            }
+        });
+        return out.toString();
     }
 
     /** This schema with an index on {@code attribute}. */

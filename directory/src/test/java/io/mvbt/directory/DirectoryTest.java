@@ -230,4 +230,23 @@ class DirectoryTest {
             assertThrows(DirectoryException.class, () -> Directory.open(store, "dc=other", Schema.defaults()));
         }
     }
+
+    /** Keys were normalized by the matching rules: a reopen with other rules would miss entries, so it is refused. */
+    @Test
+    void aReopenWithOtherMatchingRulesIsRefused() {
+        try (Store store = Store.inMemory()) {
+            sample(store);
+            DirectoryException e = assertThrows(DirectoryException.class, () -> Directory.open(store,
+                    "dc=example,dc=com", Schema.defaults().withMatching("cn", Matching.CASE_EXACT)));
+            assertTrue(e.getMessage().contains("cn:CASE_IGNORE"), e.getMessage());
+            assertThrows(DirectoryException.class, () -> Directory.open(store, "dc=example,dc=com",
+                    Schema.defaults().withMatching("employeeNumber", Matching.CASE_IGNORE)));
+            // The same rules, however spelled, open it; nothing was changed by the refusals.
+            Directory dir = Directory.open(store, "dc=example,dc=com",
+                    Schema.defaults().withMatching("CN", Matching.CASE_IGNORE).withMatching("seeAlso", Matching.CASE_EXACT));
+            assertEquals("cn=Alice Smith,ou=people,dc=example,dc=com",
+                    dir.lookup("CN=alice smith,ou=people,dc=example,dc=com").dn().toString());
+            assertTrue(store.check().ok());
+        }
+    }
 }
