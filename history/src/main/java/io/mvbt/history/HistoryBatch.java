@@ -13,6 +13,8 @@ import io.mvbt.revisions.WriteTxn;
 public final class HistoryBatch implements AutoCloseable {
     private final HistoryTable table;
     private final WriteTxn txn;
+    /** The entries tree's version at the transaction's base, for the presence filter. */
+    private final long baseVersion;
     /** Change of the number of remembered entries, written to the counter at commit. */
     private long rememberedDelta;
     private long writes;
@@ -20,6 +22,7 @@ public final class HistoryBatch implements AutoCloseable {
     HistoryBatch(HistoryTable table, WriteTxn txn) {
         this.table = table;
         this.txn = txn;
+        this.baseVersion = txn.treeVersion(table.entries);
     }
 
     private void checkUsable() {
@@ -94,7 +97,7 @@ public final class HistoryBatch implements AutoCloseable {
     /** Whether the hash is in this batch's view; the filter spares the tree most new Message-IDs. */
     private boolean present(byte[] hash) {
         // The filter holds the base revision's hashes and every hash this batch put.
-        return !table.filters.surelyAbsent(hash, txn.baseRevision()) && txn.contains(table.entries, hash);
+        return !table.filters.surelyAbsent(hash, txn.baseRevision(), baseVersion) && txn.contains(table.entries, hash);
     }
 
     /** Deletes the entry {@code old} under {@code hash} (expiry). */
@@ -132,13 +135,14 @@ public final class HistoryBatch implements AutoCloseable {
             rememberedDelta = 0;
         }
         long entries = txn.count(table.entries);
+        long version = txn.treeVersion(table.entries);
         table.filters.committing();
         boolean done = false;
         try {
             txn.commit(table.durability());
             done = true;
         } finally {
-            table.filters.committed(txn, done, entries);
+            table.filters.committed(txn, done, entries, baseVersion, version);
         }
     }
 

@@ -36,7 +36,7 @@ public final class HistoryReader implements AutoCloseable {
     public boolean check(byte[] hash) {
         MessageIdHash.check(hash);
         table.checkOpen();
-        if (table.filters.surelyAbsent(hash, snapshot.revision())) {
+        if (table.filters.surelyAbsent(hash, snapshot.revision(), snapshot)) {
             return false;
         }
         return snapshot.contains(table.entries, hash);
@@ -51,7 +51,7 @@ public final class HistoryReader implements AutoCloseable {
     public HistoryEntry lookup(byte[] hash) {
         MessageIdHash.check(hash);
         table.checkOpen();
-        if (table.filters.surelyAbsent(hash, snapshot.revision())) {
+        if (table.filters.surelyAbsent(hash, snapshot.revision(), snapshot)) {
             return null;
         }
         UnsafeBuffer value = new UnsafeBuffer(0, 0);
@@ -70,7 +70,7 @@ public final class HistoryReader implements AutoCloseable {
     public HistoryEntry entry(byte[] hash) {
         MessageIdHash.check(hash);
         table.checkOpen();
-        if (table.filters.surelyAbsent(hash, snapshot.revision())) {
+        if (table.filters.surelyAbsent(hash, snapshot.revision(), snapshot)) {
             return null;
         }
         UnsafeBuffer value = new UnsafeBuffer(0, 0);

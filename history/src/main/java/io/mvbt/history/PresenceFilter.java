@@ -12,7 +12,9 @@ import java.lang.invoke.VarHandle;
  * <p>A filter answers for a snapshot only if its revision lies in [{@link #validFrom},
  * {@link #covered}]: it holds every hash of the revision it was built from, and of each later
  * commit made through the table that built it. Bits are set before a commit is published and
- * {@code covered} moves after it, so a reader that sees the revision covered sees its bits.
+ * {@code covered} moves after it, so a reader that sees the revision covered sees its bits. It
+ * also answers for a newer snapshot whose entries tree has {@link #coveredVersion}: commits that
+ * did not go through the table (another tree, the store's own shrink) left its entries as covered.
  */
 final class PresenceFilter {
     private static final int PROBES = 7;
@@ -24,19 +26,22 @@ final class PresenceFilter {
     final long validFrom;
     /** The newest revision whose every hash is in the filter. */
     volatile long covered;
+    /** The entries tree's version ({@link io.mvbt.revisions.ReadView#treeVersion}) at {@link #covered}. */
+    volatile long coveredVersion;
     /** Whether the build from {@link #validFrom} has finished. */
     volatile boolean ready;
     /** Hashes the filter was sized for; past that its false positives grow, so it is rebuilt. */
     final long capacity;
 
     /** A filter sized for {@code entries} (with room to grow) at about 10 to 20 bits per entry. */
-    PresenceFilter(long entries, long validFrom) {
+    PresenceFilter(long entries, long validFrom, long version) {
         this.capacity = Math.max(1L << 16, entries + entries / 2);
         long bits = Long.highestOneBit(capacity * 10 - 1) << 1;
         this.words = new long[(int) Math.min(Integer.MAX_VALUE - 8, bits >>> 6)];
         this.mask = ((long) words.length << 6) - 1;
         this.validFrom = validFrom;
         this.covered = validFrom;
+        this.coveredVersion = version;
     }
 
     /** Adds a hash; safe beside other adders and readers. */

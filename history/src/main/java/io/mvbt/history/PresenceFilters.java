@@ -2,6 +2,7 @@ package io.mvbt.history;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.mvbt.revisions.ReadView;
 import io.mvbt.revisions.Snapshot;
 import io.mvbt.revisions.Store;
 import io.mvbt.revisions.WriteTxn;
@@ -38,8 +39,17 @@ final class PresenceFilters {
         this.store = store;
     }
 
-    /** True if no entry with {@code hash} exists in the snapshot of {@code revision}. */
-    boolean surelyAbsent(byte[] hash, long revision) {
+    /** True if no entry with {@code hash} exists in {@code view}, a snapshot of {@code revision}. */
+    boolean surelyAbsent(byte[] hash, long revision, ReadView view) {
+        return surelyAbsent(hash, revision, view, 0);
+    }
+
+    /** As above for a write transaction on {@code revision}, whose entries tree had {@code version} then. */
+    boolean surelyAbsent(byte[] hash, long revision, long version) {
+        return surelyAbsent(hash, revision, null, version);
+    }
+
+    private boolean surelyAbsent(byte[] hash, long revision, ReadView view, long version) {
         PresenceFilter f = filters.current;
         if (f == null) {
             return false;
@@ -48,8 +58,13 @@ final class PresenceFilters {
             return !f.mightContain(hash);
         }
         if (!committing && revision > f.covered) {
-            // A commit that did not go through this table (covered is read again after committing,
-            // so one of ours that just finished is not mistaken for it): the filter misses hashes.
+            // Commits that did not go through this table (covered is read again after committing, so
+            // one of ours that just finished is not mistaken for one). If they left the entries as the
+            // filter covers them (another tree, the store's own shrink), it still answers; else it
+            // misses hashes and is rebuilt.
+            if (f.ready && (view == null ? version : view.treeVersion(table.entries)) == f.coveredVersion) {
+                return !f.mightContain(hash);
+            }
             rebuild();
         }
         return false;
@@ -71,12 +86,15 @@ final class PresenceFilters {
         committing = true;
     }
 
-    /** After this table committed {@code txn} (if {@code done}): its filters now cover its revision. */
-    void committed(WriteTxn txn, boolean done, long entries) {
+    /**
+     * After this table committed {@code txn} (if {@code done}), which found the entries tree at
+     * {@code baseVersion} and left it at {@code version}: its filters now cover its revision.
+     */
+    void committed(WriteTxn txn, boolean done, long entries, long baseVersion, long version) {
         Pair p = filters;
         if (done) {
-            advance(p.current, txn);
-            advance(p.building, txn);
+            advance(p.current, txn, baseVersion, version);
+            advance(p.building, txn, baseVersion, version);
         }
         committing = false;
         PresenceFilter f = p.current;
@@ -86,8 +104,10 @@ final class PresenceFilters {
         }
     }
 
-    private static void advance(PresenceFilter f, WriteTxn txn) {
-        if (f != null && f.covered == txn.baseRevision()) {
+    /** Moves a filter's coverage to {@code txn} if it covered the entries {@code txn} started from. */
+    private static void advance(PresenceFilter f, WriteTxn txn, long baseVersion, long version) {
+        if (f != null && (f.covered == txn.baseRevision() || f.coveredVersion == baseVersion)) {
+            f.coveredVersion = version;
             f.covered = txn.revision();
         }
     }
@@ -113,7 +133,8 @@ final class PresenceFilters {
             // every later commit's hashes.
             try (WriteTxn hold = store.beginWrite()) {
                 snapshot = store.beginRead();
-                f = new PresenceFilter(snapshot.count(table.entries), snapshot.revision());
+                f = new PresenceFilter(snapshot.count(table.entries), snapshot.revision(),
+                        snapshot.treeVersion(table.entries));
                 filters = new Pair(filters.current, f);
                 hold.abort();
             }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -15,6 +16,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
 
+import io.mvbt.revisions.Snapshot;
 import io.mvbt.revisions.Store;
 import io.mvbt.revisions.StoreOptions;
 import io.mvbt.revisions.WriteTxn;
@@ -115,6 +117,38 @@ class PresenceFilterTest {
             PresenceFilter f = readyFilter(table, store.revision());
             assertTrue(f.mightContain(foreign));
             assertTrue(table.check(foreign));
+        }
+    }
+
+    /** Commits that leave the table's entries alone (another tree in the store) do not stop the filter or rebuild it. */
+    @Test
+    void commitsToOtherTreesLeaveTheFilterAnswering() throws Exception {
+        try (Store store = Store.inMemory(); HistoryTable table = HistoryTable.open(store)) {
+            for (long i = 0; i < 1_000; i++) {
+                table.write(id(i), 1000, 1000, 0, token(i));
+            }
+            PresenceFilter f = readyFilter(table);
+            for (int i = 0; i < 20; i++) {
+                try (WriteTxn tx = store.beginWrite()) {
+                    tx.put(tx.createTreeIfAbsent("other"), new byte[] {(byte) i}, new byte[] {1});
+                    tx.commit();
+                }
+            }
+            byte[] missing = MessageIdHash.of(id(9_999));
+            try (HistoryReader reader = table.reader()) {
+                assertTrue(reader.revision() > f.covered);
+                assertFalse(reader.check(missing));
+            }
+            try (Snapshot s = store.beginRead()) {
+                assertTrue(table.filters.surelyAbsent(missing, s.revision(), s), "the filter stopped answering");
+            }
+            // Writes through the table go on from there: the filter covers them, and was never rebuilt.
+            assertTrue(table.write(id(10_000), 1000, 1000, 0, token(10_000)));
+            assertEquals(store.revision(), f.covered);
+            assertTrue(table.check(id(10_000)));
+            assertFalse(table.check(missing));
+            Thread.sleep(200);
+            assertSame(f, table.filters.current());
         }
     }
 

@@ -37,6 +37,14 @@ public interface ReadView {
     long count(Tree tree);
 
     /**
+     * A number that stays the same while the tree's entries do, in O(1): the revision that wrote the
+     * tree's root, or 0 while it is empty. Two views that give a tree the same version hold the same
+     * entries in it, so a cache built from one still holds for the other, whatever else was committed
+     * between them. In a write transaction that changed the tree, its own revision.
+     */
+    long treeVersion(Tree tree);
+
+    /**
      * Number of keys smaller than {@code key} ({@code inclusive}: smaller or equal), in O(log n)
      * from the entry counts that branch pages keep.
      */

@@ -128,6 +128,13 @@ abstract class View implements ReadView {
     }
 
     @Override
+    public long treeVersion(Tree tree) {
+        checkUsable();
+        TreeRoot root = existingRoot(tree);
+        return root.isEmpty() ? 0 : root.revision;
+    }
+
+    @Override
     public long rank(Tree tree, byte[] key, boolean inclusive) {
         checkUsable();
         checkKey(key.length);
