@@ -16,6 +16,7 @@ import io.mvbt.cursor.Query;
 import io.mvbt.cursor.QueryEvaluator;
 import io.mvbt.cursor.Range;
 import io.mvbt.cursor.RangeCursor;
+import io.mvbt.revisions.KeyTooLargeException;
 import io.mvbt.revisions.Snapshot;
 import io.mvbt.revisions.Store;
 import io.mvbt.revisions.Tree;
@@ -144,9 +145,15 @@ public final class Directory {
             EntryCodec.Record record = EntryCodec.decode((byte[]) w[1]);
             for (String attribute : attributes) {
                 for (String v : record.attributes().getOrDefault(attribute, List.of())) {
-                    tx.put(trees.indexes.get(attribute), IndexKey.encode(
-                            trees.schema.normalize(attribute, v).getBytes(StandardCharsets.UTF_8), (long) w[0]),
-                            new byte[0]);
+                    try {
+                        tx.put(trees.indexes.get(attribute), IndexKey.encode(
+                                trees.schema.normalize(attribute, v).getBytes(StandardCharsets.UTF_8), (long) w[0]),
+                                new byte[0]);
+                    } catch (KeyTooLargeException e) {
+                        throw new DirectoryException("cannot index '" + attribute + "': entry " + w[0] + " ('"
+                                + record.rdn() + "') has a value too long for an index key (" + e.getMessage()
+                                + "); nothing was changed", e);
+                    }
                 }
             }
         }

@@ -9,4 +9,8 @@ public class DirectoryException extends MvbtException {
     public DirectoryException(String message) {
         super(message);
     }
+
+    public DirectoryException(String message, Throwable cause) {
+        super(message, cause);
+    }
 }

@@ -231,6 +231,23 @@ class DirectoryTest {
         }
     }
 
+    /** An index added to a directory whose entries hold a value too long to index is refused, naming the entry. */
+    @Test
+    void anIndexThatCannotHoldAValueIsRefusedAtOpen() {
+        try (Store store = Store.inMemory()) {
+            Directory dir = sample(store);
+            dir.add(Entry.builder("cn=Long,ou=people,dc=example,dc=com").add("objectClass", "person")
+                    .add("seeAlso", "x".repeat(2000)).build());
+            DirectoryException e = assertThrows(DirectoryException.class,
+                    () -> Directory.open(store, "dc=example,dc=com", Schema.defaults().withIndex("seeAlso")));
+            assertTrue(e.getMessage().contains("cn=Long") && e.getMessage().contains("seealso"), e.getMessage());
+            // Nothing changed: the directory opens as before and still finds the entry.
+            Directory again = Directory.open(store, "dc=example,dc=com", Schema.defaults());
+            assertEquals(7, again.size());
+            assertTrue(store.check().ok());
+        }
+    }
+
     /** Keys were normalized by the matching rules: a reopen with other rules would miss entries, so it is refused. */
     @Test
     void aReopenWithOtherMatchingRulesIsRefused() {
