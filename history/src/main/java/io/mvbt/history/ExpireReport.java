@@ -5,7 +5,8 @@ import java.time.Duration;
 /**
  * What an expiry run did (or, in a dry run, would do).
  *
- * @param examined       entries looked at
+ * @param examined       entries decided for: the sum of kept, toRemembered, deleted and
+ *                       rememberedKept (an entry a writer deleted before its change is not counted)
  * @param kept           articles kept (rewritten ones included)
  * @param rewritten      articles kept under a new token
  * @param toRemembered   articles that became remembered entries

@@ -98,6 +98,9 @@ final class Expirer {
                 byte[] hash = seen.hashRef();
                 byte[] current = batch.get(hash);
                 if (current == null) {
+                    // A writer deleted it meanwhile: nothing was decided for it after all, so that
+                    // examined stays the sum of the outcomes.
+                    examined--;
                     continue;
                 }
                 Decision d = decisions.get(i);

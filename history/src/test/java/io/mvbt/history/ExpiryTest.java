@@ -177,6 +177,43 @@ class ExpiryTest {
         }
     }
 
+    /**
+     * Entries a writer changes while their page is being decided: one deleted is counted nowhere
+     * (examined stays the sum of the outcomes), one given a future expiry is decided again and kept.
+     */
+    @Test
+    void entriesChangedWhileTheirPageIsDecidedAreDecidedAgain() {
+        try (Store store = Store.inMemory(); HistoryTable h = HistoryTable.open(store)) {
+            List<byte[]> hashes = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                hashes.add(MessageIdHash.of("<old-" + i + "@x>"));
+                h.write(hashes.get(i), NOW - 6 * DAY, NOW - 6 * DAY, 0, token(i));
+            }
+            hashes.sort(java.util.Arrays::compareUnsigned);
+            byte[] deleted = hashes.get(4);
+            byte[] extended = hashes.get(7);
+            ExpiryPolicy standard = ExpiryPolicy.standard(5);
+            boolean[] changed = {false};
+            ExpireReport report = h.expire((article, now) -> {
+                if (!changed[0]) {
+                    changed[0] = true;
+                    try (HistoryBatch b = h.beginBatch()) {
+                        b.delete(deleted, b.get(deleted));
+                        assertTrue(b.replace(extended, NOW - 6 * DAY, NOW - 6 * DAY, NOW + DAY, token(77)));
+                        b.commit();
+                    }
+                }
+                return standard.decide(article, now);
+            }, options());
+            assertEquals(9, report.examined());
+            assertEquals(1, report.kept());
+            assertEquals(8, report.toRemembered());
+            assertEquals(report.examined(), report.kept() + report.toRemembered() + report.deleted() + report.rememberedKept());
+            assertNull(h.entry(deleted));
+            assertEquals(NOW + DAY, h.lookup(extended).expires());
+        }
+    }
+
     @Test
     void aRetentionMeantAsForeverKeepsEveryArticle() {
         ExpiryPolicy forever = ExpiryPolicy.standard(1e15);
