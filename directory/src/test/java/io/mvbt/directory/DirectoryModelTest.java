@@ -1,6 +1,7 @@
 package io.mvbt.directory;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -56,8 +57,9 @@ class DirectoryModelTest {
         try (Store store = Store.inMemory()) {
             Directory dir = Directory.open(store, SUFFIX, schema);
             TreeMap<Long, Model> model = new TreeMap<>();
-            long root = dir.add(Entry.builder(SUFFIX).add("objectClass", "organization").build());
-            model.put(root, new Model(root, 0, Dn.parse(SUFFIX), dir.lookup(SUFFIX).attributes()));
+            Entry suffix = Entry.builder(SUFFIX).add("objectClass", "organization").build();
+            long root = dir.add(suffix);
+            model.put(root, new Model(root, 0, Dn.parse(SUFFIX), added(suffix)));
             List<Object[]> held = new ArrayList<>();
             int serial = 0;
             for (int step = 0; step < 400; step++) {
@@ -74,9 +76,9 @@ class DirectoryModelTest {
                             }
                         }
                     }
-                    long id = dir.add(b.build());
-                    model.put(id, new Model(id, some.id(), dn, dir.lookup(dn).attributes()));
-                    assertTrue(dir.lookup(dn).attributes().get("cn").contains(dn.rdn().avas().get(0).value()));
+                    Entry entry = b.build();
+                    long id = dir.add(entry);
+                    model.put(id, new Model(id, some.id(), dn, added(entry)));
                 } else if (op < 6) {
                     boolean leaf = model.values().stream().noneMatch(m -> m.parent() == some.id());
                     if (leaf && some.parent() != 0) {
@@ -85,24 +87,52 @@ class DirectoryModelTest {
                     }
                 } else if (op < 8) {
                     String attribute = ATTRIBUTES[random.nextInt(ATTRIBUTES.length)];
-                    try {
-                        dir.modify(some.dn(), List.of(Modification.replace(attribute,
-                                distinct(random, attribute).toArray(new String[0]))));
-                    } catch (DirectoryException e) {
-                        assertTrue(e.getMessage().contains("RDN"), e.getMessage()); // removing the RDN's cn
+                    List<String> values = distinct(random, attribute);
+                    Map<String, List<String>> after = copyAttributes(some.attributes());
+                    after.remove(attribute);
+                    if (!values.isEmpty()) {
+                        after.put(attribute, new ArrayList<>(values));
                     }
-                    model.put(some.id(), new Model(some.id(), some.parent(), some.dn(), dir.lookup(some.dn()).attributes()));
+                    Modification replace = Modification.replace(attribute, values.toArray(new String[0]));
+                    if (some.dn().rdn().avas().stream().allMatch(a -> has(after, a.type(), a.value()))) {
+                        dir.modify(some.dn(), List.of(replace));
+                        model.put(some.id(), new Model(some.id(), some.parent(), some.dn(), after));
+                    } else {
+                        // The replacement drops a value of the entry's RDN: refused, nothing changed.
+                        DirectoryException e = assertThrows(DirectoryException.class,
+                                () -> dir.modify(some.dn(), List.of(replace)));
+                        assertTrue(e.getMessage().contains("RDN"), e.getMessage());
+                    }
                 } else if (some.parent() != 0) {
                     Model to = all.get(random.nextInt(all.size()));
                     Rdn rdn = new Rdn("cn", "m" + serial++);
+                    boolean deleteOldRdn = random.nextBoolean();
                     try {
-                        dir.move(some.dn(), to.dn(), rdn, random.nextBoolean());
+                        dir.move(some.dn(), to.dn(), rdn, deleteOldRdn);
                         relocate(model, some.id(), to.id(), to.dn().child(rdn));
+                        Map<String, List<String>> after = copyAttributes(some.attributes());
+                        if (deleteOldRdn) {
+                            for (Rdn.Ava old : some.dn().rdn().avas()) {
+                                boolean kept = rdn.avas().stream().anyMatch(n -> n.type().equals(old.type())
+                                        && schema.normalize(n.type(), n.value()).equals(schema.normalize(old.type(), old.value())));
+                                if (!kept) {
+                                    remove(after, old.type(), old.value());
+                                }
+                            }
+                        }
+                        for (Rdn.Ava ava : rdn.avas()) {
+                            addIfAbsent(after, ava.type(), ava.value());
+                        }
                         Model moved = model.get(some.id());
-                        model.put(moved.id(), new Model(moved.id(), moved.parent(), moved.dn(),
-                                dir.lookup(moved.dn()).attributes()));
+                        model.put(moved.id(), new Model(moved.id(), moved.parent(), moved.dn(), after));
                     } catch (DirectoryException e) {
                         assertTrue(e.getMessage().contains("below itself"), e.getMessage());
+                    }
+                }
+                if (step % 16 == 0) {
+                    // Every entry as the model has it, read back one by one.
+                    for (Model m : model.values()) {
+                        assertEquals(m.attributes(), dir.lookup(m.dn()).attributes(), m.dn().toString());
                     }
                 }
                 if (step % 4 == 0) {
@@ -136,6 +166,43 @@ class DirectoryModelTest {
             }
         }
         return values;
+    }
+
+    /**
+     * The model's own reading of an add: the entry's values as given, then each value of its RDN
+     * that is not there already (compared in normalized form).
+     */
+    private Map<String, List<String>> added(Entry entry) {
+        Map<String, List<String>> attributes = copyAttributes(entry.attributes());
+        for (Rdn.Ava ava : entry.dn().rdn().avas()) {
+            addIfAbsent(attributes, ava.type(), ava.value());
+        }
+        return attributes;
+    }
+
+    private boolean has(Map<String, List<String>> attributes, String name, String value) {
+        String n = schema.normalize(name, value);
+        return attributes.getOrDefault(name, List.of()).stream().anyMatch(v -> schema.normalize(name, v).equals(n));
+    }
+
+    private void addIfAbsent(Map<String, List<String>> attributes, String name, String value) {
+        if (!has(attributes, name, value)) {
+            attributes.computeIfAbsent(name, a -> new ArrayList<>()).add(value);
+        }
+    }
+
+    private void remove(Map<String, List<String>> attributes, String name, String value) {
+        String n = schema.normalize(name, value);
+        List<String> values = attributes.get(name);
+        if (values != null && values.removeIf(v -> schema.normalize(name, v).equals(n)) && values.isEmpty()) {
+            attributes.remove(name);
+        }
+    }
+
+    private static Map<String, List<String>> copyAttributes(Map<String, List<String>> attributes) {
+        Map<String, List<String>> copy = new LinkedHashMap<>();
+        attributes.forEach((name, values) -> copy.put(name, new ArrayList<>(values)));
+        return copy;
     }
 
     private static void relocate(TreeMap<Long, Model> model, long id, long parent, Dn dn) {
