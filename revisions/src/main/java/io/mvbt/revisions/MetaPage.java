@@ -247,7 +247,13 @@ final class MetaPage {
         return m;
     }
 
-    /** Finds the page size of an existing store file from any meta slot that names one. */
+    /** Most bytes a file whose creation was cut short can hold: the first growth, one 1 MiB chunk. */
+    static final long UNFINISHED_CREATION_BYTES = 1 << 20;
+
+    /**
+     * Finds the page size of an existing store file from any meta slot that names one; 0 for a
+     * file whose creation was cut short (only zeros, no larger than its first growth).
+     */
     static int detectPageSize(FileChannel channel, long fileSize) throws IOException {
         for (int pageSize = PageStore.MIN_PAGE_SIZE; pageSize <= PageStore.MAX_PAGE_SIZE; pageSize *= 2) {
             for (int slot = 0; slot < PageStore.META_SLOTS; slot++) {
@@ -259,11 +265,14 @@ final class MetaPage {
                 }
             }
         }
-        if (allZero(channel, Math.min(fileSize, (long) PageStore.META_SLOTS * PageStore.MAX_PAGE_SIZE))) {
+        // A creation cut short leaves at most its first growth (1 MiB) of zeros. A larger file, or one
+        // with any other byte set, held a store whose meta pages are gone: creating a new store over
+        // it would throw away whatever its other pages still hold.
+        if (fileSize <= UNFINISHED_CREATION_BYTES && allZero(channel, fileSize)) {
             return 0;
         }
         throw new CorruptionException(-1, "not an mvbt store, or every meta page is damaged (" + fileSize
-                + " bytes)");
+                + " bytes); nothing was written to it");
     }
 
     private static boolean allZero(FileChannel channel, long length) throws IOException {

@@ -47,13 +47,17 @@ final class HistoryCommand implements Runnable {
     /** The store file every subcommand works on. */
     static final class StoreOption {
         @Option(names = {"-s", "--store"}, required = true, paramLabel = "FILE",
-                description = "The store file holding the history (created if absent).")
+                description = "The store file holding the history (only import creates it if absent).")
         Path store;
 
         @Option(names = "--table", paramLabel = "NAME", description = "Table name in the store (default: ${DEFAULT-VALUE}).")
         String table = HistoryTable.DEFAULT_NAME;
 
-        HistoryTable open() {
+        HistoryTable open(boolean create) {
+            if (!create) {
+                // A mistyped name must not leave a new empty store behind and answer "not found".
+                StoreFiles.requireStore(store, "only 'history import' creates one");
+            }
             Store s = Store.open(store, StoreOptions.defaults().durability(Durability.NORMAL));
             try {
                 return HistoryTable.open(s, table, Durability.NORMAL);
@@ -73,7 +77,7 @@ final class HistoryCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            HistoryTable table = where.open();
+            HistoryTable table = where.open(creates());
             try {
                 return run(table);
             } finally {
@@ -83,6 +87,11 @@ final class HistoryCommand implements Runnable {
         }
 
         abstract int run(HistoryTable table) throws Exception;
+
+        /** Whether the command may create the store (an import). */
+        boolean creates() {
+            return false;
+        }
     }
 
     @Command(name = "stat", mixinStandardHelpOptions = true, description = "Entry counts, file size and tree shape.")
@@ -163,6 +172,11 @@ final class HistoryCommand implements Runnable {
     @Command(name = "import", mixinStandardHelpOptions = true,
             description = "Import an INN hisv6 text history (all in one transaction).")
     static final class Import extends Sub {
+        @Override
+        boolean creates() {
+            return true;
+        }
+
         @Parameters(paramLabel = "FILE", description = "The text history file.")
         Path file;
 

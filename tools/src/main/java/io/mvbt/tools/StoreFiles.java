@@ -19,14 +19,30 @@ final class StoreFiles {
      * process has it open for writing, opens it read-only beside that writer (and says so).
      */
     static Store openExisting(Path path) {
-        if (!Files.isRegularFile(path)) {
-            throw new CommandException("no store at " + path);
-        }
+        requireStore(path, null);
         try {
             return Store.open(path, StoreOptions.defaults().durability(Durability.NORMAL));
         } catch (StoreLockedException e) {
             System.err.println("note: " + e.getMessage() + "; reading it read-only beside its writer");
             return Store.openReadOnly(path);
+        }
+    }
+
+    /**
+     * Refuses a missing or empty file: {@link Store#open} would make a new store of it, and a
+     * command that reads one must not (a mistyped name, a file truncated to nothing).
+     */
+    static void requireStore(Path path, String hint) {
+        String suffix = hint == null ? "" : " (" + hint + ")";
+        if (!Files.isRegularFile(path)) {
+            throw new CommandException("no store at " + path + suffix);
+        }
+        try {
+            if (Files.size(path) == 0) {
+                throw new CommandException("no store at " + path + ": the file is empty" + suffix);
+            }
+        } catch (java.io.IOException e) {
+            throw new CommandException("cannot read " + path + ": " + e.getMessage());
         }
     }
 

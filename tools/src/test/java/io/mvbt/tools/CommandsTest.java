@@ -163,6 +163,24 @@ class CommandsTest {
         assertEquals(ExitCodes.USAGE, status(mvbt("copy", file.toString())));
     }
 
+    /** A file emptied, or whose start was zeroed, is not taken for a new store: nothing is written to it. */
+    @Test
+    void neverMakesANewStoreOfAnEmptiedOrZeroedFile() throws IOException {
+        Path empty = dir.resolve("empty.mvbt");
+        Files.createFile(empty);
+        for (String command : new String[] {"check", "stat", "dump"}) {
+            assertEquals(ExitCodes.FAILED, status(mvbt(command, empty.toString())), command);
+            assertEquals(0, Files.size(empty), command + " wrote to the empty file");
+        }
+        Path file = sampleStore();
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+            raf.write(new byte[256 << 10]);
+        }
+        byte[] before = Files.readAllBytes(file);
+        assertEquals(ExitCodes.DAMAGED, status(mvbt("check", file.toString())));
+        assertArrayEquals(before, Files.readAllBytes(file));
+    }
+
     @Test
     void checkReportsDamageWithStatusOne() throws IOException {
         Path file = sampleStore();

@@ -14,7 +14,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.mvbt.history.MessageIdHash;
-import picocli.CommandLine;
 
 /** {@code mvbt history} end to end: import, stat, lookup, export, expire, check. */
 class HistoryCommandTest {
@@ -22,7 +21,7 @@ class HistoryCommandTest {
     Path dir;
 
     private int run(String... args) {
-        return new CommandLine(new Main()).execute(args);
+        return Main.run(args);
     }
 
     private String output(String... args) {
@@ -52,6 +51,9 @@ class HistoryCommandTest {
         assertTrue(output("history", "lookup", "-s", store, "<a@EXAMPLE.com>").contains("article @0301"));
         assertTrue(output("history", "lookup", "-s", store, "<r@example.com>").contains("remembered"));
         assertEquals(1, run("history", "lookup", "-s", store, "<nobody@example.com>"));
+        Path typo = dir.resolve("typo.mvbt");
+        assertEquals(ExitCodes.FAILED, run("history", "lookup", "-s", typo.toString(), "<a@example.com>"));
+        assertTrue(!Files.exists(typo), "a lookup must not create a store");
 
         Path out = dir.resolve("exported");
         assertEquals(0, run("history", "export", "-s", store, out.toString()));
