@@ -30,6 +30,9 @@ import picocli.CommandLine.Option;
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = "Load entries into a fresh store, then read them back on a snapshot while a writer commits.")
 final class DemoCommand implements Callable<Integer> {
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
     @Option(names = "--entries", description = "Entries to load (default: ${DEFAULT-VALUE}).")
     long entries = 1_000_000;
 
@@ -46,6 +49,11 @@ final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (entries < 1 || batch < 1) {
+            // A batch of 0 would commit empty transactions for ever.
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+                    "--entries and --batch must be at least 1 (got " + entries + " and " + batch + ")");
+        }
         boolean temporary = dir == null;
         Path directory = temporary ? Files.createTempDirectory("mvbt-demo") : Files.createDirectories(dir);
         Path file = directory.resolve("demo.mvbt");

@@ -43,6 +43,7 @@ final class DumpCommand implements Callable<Integer> {
                     out.close();
                 } else {
                     out.flush();
+                    StoreFiles.requireWritten(System.out);
                 }
             }
         }

@@ -218,8 +218,10 @@ final class HistoryCommand implements Runnable {
         int run(HistoryTable table) {
             if (file.equals("-")) {
                 HistoryExport.run(table, System.out);
+                StoreFiles.requireWritten(System.out);
                 return 0;
             }
+            StoreFiles.requireAbsent(Path.of(file));
             long start = System.nanoTime();
             long lines = HistoryExport.run(table, Path.of(file));
             out.printf("exported %,d lines in %.2f s%n", lines, (System.nanoTime() - start) / 1e9);

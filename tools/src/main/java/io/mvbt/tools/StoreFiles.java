@@ -46,6 +46,16 @@ final class StoreFiles {
         }
     }
 
+    /**
+     * Fails if writing to {@code out} failed: a {@link java.io.PrintStream} such as standard output
+     * swallows its errors (a full disk behind {@code > file}), which would otherwise end in status 0.
+     */
+    static void requireWritten(java.io.PrintStream out) {
+        if (out.checkError()) {
+            throw new CommandException("cannot write to standard output (disk full, or the reader went away)");
+        }
+    }
+
     /** Entries in every tree of {@code snapshot}, for progress bars. */
     static long totalEntries(Store store, Snapshot snapshot) {
         long total = 0;

@@ -163,6 +163,30 @@ class CommandsTest {
         assertEquals(ExitCodes.USAGE, status(mvbt("copy", file.toString())));
     }
 
+    @Test
+    void demoRefusesBatchesOfNothing() {
+        assertEquals(ExitCodes.USAGE, status(mvbt("demo", "--batch", "0", "--dir", dir.resolve("demo").toString())));
+        assertEquals(ExitCodes.USAGE, status(mvbt("demo", "--entries", "0", "--dir", dir.resolve("demo").toString())));
+    }
+
+    /** Standard output that cannot be written (a full disk behind {@code > file}) fails the dump instead of exiting 0. */
+    @Test
+    void aDumpToAnOutputThatFailsFails() {
+        Path file = sampleStore();
+        PrintStream saved = System.out;
+        System.setOut(new PrintStream(new java.io.OutputStream() {
+            @Override
+            public void write(int b) throws IOException {
+                throw new IOException("No space left on device");
+            }
+        }, true));
+        try {
+            assertEquals(ExitCodes.FAILED, Main.run("dump", file.toString()));
+        } finally {
+            System.setOut(saved);
+        }
+    }
+
     /** A file emptied, or whose start was zeroed, is not taken for a new store: nothing is written to it. */
     @Test
     void neverMakesANewStoreOfAnEmptiedOrZeroedFile() throws IOException {

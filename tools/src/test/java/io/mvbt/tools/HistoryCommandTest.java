@@ -58,6 +58,7 @@ class HistoryCommandTest {
         Path out = dir.resolve("exported");
         assertEquals(0, run("history", "export", "-s", store, out.toString()));
         assertArrayEquals(Files.readAllBytes(text), Files.readAllBytes(out));
+        assertEquals(ExitCodes.FAILED, run("history", "export", "-s", store, out.toString()), "export must not overwrite");
 
         String dry = output("history", "expire", "-s", store, "--now", "1760600000", "--retention", "5", "--dry-run");
         assertTrue(dry.contains("1 to remembered"), dry);
