@@ -49,22 +49,22 @@ public final class Range implements Iterable<KeyValue> {
 
     /** Keys {@code >= key}. */
     public Range from(byte[] key) {
-        return new Range(view, tree, key.clone(), true, upper, upperInclusive, reversed);
+        return new Range(view, tree, copy(key), true, upper, upperInclusive, reversed);
     }
 
     /** Keys {@code > key}. */
     public Range fromExclusive(byte[] key) {
-        return new Range(view, tree, key.clone(), false, upper, upperInclusive, reversed);
+        return new Range(view, tree, copy(key), false, upper, upperInclusive, reversed);
     }
 
     /** Keys {@code <= key}. */
     public Range to(byte[] key) {
-        return new Range(view, tree, lower, lowerInclusive, key.clone(), true, reversed);
+        return new Range(view, tree, lower, lowerInclusive, copy(key), true, reversed);
     }
 
     /** Keys {@code < key}. */
     public Range toExclusive(byte[] key) {
-        return new Range(view, tree, lower, lowerInclusive, key.clone(), false, reversed);
+        return new Range(view, tree, lower, lowerInclusive, copy(key), false, reversed);
     }
 
     /** The same keys, descending. */
@@ -131,6 +131,11 @@ public final class Range implements Iterable<KeyValue> {
             }
         }
         return out;
+    }
+
+    /** A bound's own copy; null stays null (an open bound). */
+    private static byte[] copy(byte[] key) {
+        return key == null ? null : key.clone();
     }
 
     /** A cursor over the range, without copying; close it when done. */

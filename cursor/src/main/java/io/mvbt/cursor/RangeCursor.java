@@ -99,20 +99,33 @@ public final class RangeCursor implements AutoCloseable {
                 org.agrona.UnsafeApi.arrayBaseOffset(byte[].class), key.length);
     }
 
+    /** The current key, as a view of page memory valid until the cursor moves. */
     public DirectBuffer key() {
+        checkOnEntry();
         return cursor.key();
     }
 
+    /** The current value, as a view valid until the cursor moves. */
     public DirectBuffer value() {
+        checkOnEntry();
         return cursor.value();
     }
 
     public byte[] keyBytes() {
+        checkOnEntry();
         return cursor.keyBytes();
     }
 
     public byte[] valueBytes() {
+        checkOnEntry();
         return cursor.valueBytes();
+    }
+
+    /** The underlying cursor may stand on an entry past the range's end, which is not the range's. */
+    private void checkOnEntry() {
+        if (!started || done) {
+            throw new IllegalStateException(started ? "the range is exhausted" : "call next() first");
+        }
     }
 
     @Override

@@ -3,6 +3,8 @@ package io.mvbt.cursor;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -103,6 +105,36 @@ class RangeTest {
                 }
                 assertEquals(want.size(), n);
                 assertFalse(c.next(), "an exhausted cursor stays exhausted");
+            }
+        }
+    }
+
+    /** A null bound is open, as documented; the cursor's key is the range's only while next() says so. */
+    @Test
+    void nullBoundsAreOpenAndACursorPastItsRangeHasNoEntry() {
+        try (Store store = Store.inMemory()) {
+            Tree tree;
+            try (WriteTxn tx = store.beginWrite()) {
+                tree = tx.createTree("t");
+                for (int i = 0; i < 10; i++) {
+                    tx.put(tree, key(i), new byte[] {(byte) i});
+                }
+                tx.commit();
+            }
+            try (Snapshot s = store.beginRead()) {
+                assertEquals(10, Range.over(s, tree).from(null).to(null).stream().count());
+                assertEquals(7, Range.over(s, tree).fromExclusive(key(2)).toExclusive(null).stream().count());
+                try (RangeCursor c = Range.over(s, tree).toExclusive(key(3)).cursor()) {
+                    assertThrows(IllegalStateException.class, c::key);
+                    for (int i = 0; i < 3; i++) {
+                        assertTrue(c.next());
+                        assertArrayEquals(key(i), c.keyBytes());
+                    }
+                    assertFalse(c.next());
+                    // The cursor underneath stands on key 3, past the range: not an entry of it.
+                    assertThrows(IllegalStateException.class, c::key);
+                    assertThrows(IllegalStateException.class, c::value);
+                }
             }
         }
     }
