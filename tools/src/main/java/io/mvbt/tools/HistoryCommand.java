@@ -60,6 +60,14 @@ final class HistoryCommand implements Runnable {
             }
             Store s = Store.open(store, StoreOptions.defaults().durability(Durability.NORMAL));
             try {
+                if (!create) {
+                    try (Snapshot snapshot = s.beginRead()) {
+                        if (!snapshot.hasTree(s.tree(table))) {
+                            throw new CommandException("no history table '" + table + "' in " + store
+                                    + " (only 'history import' creates one)");
+                        }
+                    }
+                }
                 return HistoryTable.open(s, table, Durability.NORMAL);
             } catch (RuntimeException | Error e) {
                 s.close();

@@ -54,6 +54,8 @@ class HistoryCommandTest {
         Path typo = dir.resolve("typo.mvbt");
         assertEquals(ExitCodes.FAILED, run("history", "lookup", "-s", typo.toString(), "<a@example.com>"));
         assertTrue(!Files.exists(typo), "a lookup must not create a store");
+        assertEquals(ExitCodes.FAILED, run("history", "lookup", "-s", store, "--table", "typo", "<a@example.com>"));
+        assertEquals(ExitCodes.FAILED, run("history", "check", "-s", store, "--table", "typo"));
 
         Path out = dir.resolve("exported");
         assertEquals(0, run("history", "export", "-s", store, out.toString()));
