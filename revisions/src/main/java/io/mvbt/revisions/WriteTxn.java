@@ -1,5 +1,6 @@
 package io.mvbt.revisions;
 
+import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -24,7 +25,12 @@ public final class WriteTxn extends View implements AutoCloseable {
     private final TreeEditor editor;
     private final TreeRoot catalog;
     private final Scratch scratch;
-    private List<Cursor> cursors;
+    /**
+     * Open cursors, told of every change. Held weakly: a cursor dropped without a close (a for-each
+     * over a range left by {@code break}) is unreachable, so it is let go instead of being told of
+     * every later change of the transaction.
+     */
+    private List<WeakReference<Cursor>> cursors;
     /** The list of detached subtrees, once this transaction uses it. */
     private Garbage garbage;
     private BulkLoad load;
@@ -196,10 +202,28 @@ public final class WriteTxn extends View implements AutoCloseable {
 
     private void changing() {
         if (cursors != null) {
-            for (int i = 0; i < cursors.size(); i++) {
-                cursors.get(i).beforeChange();
+            for (int i = 0; i < cursors.size();) {
+                Cursor c = cursors.get(i).get();
+                if (c == null) {
+                    dropCursor(i);
+                } else {
+                    c.beforeChange();
+                    i++;
+                }
             }
         }
+    }
+
+    /** Removes entry {@code i} of {@link #cursors} (their order does not matter). */
+    private void dropCursor(int i) {
+        int last = cursors.size() - 1;
+        cursors.set(i, cursors.get(last));
+        cursors.remove(last);
+    }
+
+    /** Cursors still registered (tests). */
+    int registeredCursors() {
+        return cursors == null ? 0 : cursors.size();
     }
 
     /** Creates an empty tree; it exists for readers once the transaction commits. */
@@ -371,12 +395,17 @@ public final class WriteTxn extends View implements AutoCloseable {
         if (cursors == null) {
             cursors = new ArrayList<>();
         }
-        cursors.add(cursor);
+        cursors.add(new WeakReference<>(cursor));
         return cursor;
     }
 
     void forget(Cursor cursor) {
-        cursors.remove(cursor);
+        for (int i = 0; i < cursors.size(); i++) {
+            if (cursors.get(i).get() == cursor) {
+                dropCursor(i);
+                return;
+            }
+        }
     }
 
     /** Commits with the store's default durability. */
@@ -474,8 +503,11 @@ public final class WriteTxn extends View implements AutoCloseable {
     private void finish(boolean abort) {
         finished = true;
         if (cursors != null) {
-            for (Cursor c : cursors.toArray(new Cursor[0])) {
-                c.close();
+            for (WeakReference<Cursor> ref : new ArrayList<>(cursors)) {
+                Cursor c = ref.get();
+                if (c != null) {
+                    c.close();
+                }
             }
         }
         // Transaction state reused by the next writer must not be mistaken for its own.
