@@ -22,7 +22,13 @@ public final class HistoryBatch implements AutoCloseable {
     HistoryBatch(HistoryTable table, WriteTxn txn) {
         this.table = table;
         this.txn = txn;
-        this.baseVersion = txn.treeVersion(table.entries);
+        try {
+            this.baseVersion = txn.treeVersion(table.entries);
+        } catch (RuntimeException | Error e) {
+            // The table's tree was dropped around it: the writer must not stay taken.
+            txn.abort();
+            throw e;
+        }
     }
 
     private void checkUsable() {
