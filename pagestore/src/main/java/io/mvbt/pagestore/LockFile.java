@@ -111,7 +111,8 @@ public final class LockFile implements AutoCloseable {
         } catch (IOException e) {
             closeQuietly(channel);
             throw new StorageException("cannot open lock file " + path + ": " + e.getMessage(), e);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            // An Error too (mapping a lock file on a full disk): the channel and its locks must go.
             closeQuietly(channel);
             throw e;
         }
@@ -175,9 +176,20 @@ public final class LockFile implements AutoCloseable {
         return parent.toRealPath().resolve(path.getFileName());
     }
 
-    /** The lock file that guards a store file. */
+    /**
+     * The lock file that guards a store file: beside the file itself, so that a store reached
+     * through a symbolic link has the same lock file (and reader table) as through its own name.
+     */
     public static Path lockPathOf(Path storePath) {
-        return storePath.resolveSibling(storePath.getFileName() + "-lock");
+        Path store = storePath;
+        try {
+            if (java.nio.file.Files.exists(storePath)) {
+                store = storePath.toRealPath();
+            }
+        } catch (IOException e) {
+            // Unreadable links are reported by whatever opens the store next.
+        }
+        return store.resolveSibling(store.getFileName() + "-lock");
     }
 
     /**

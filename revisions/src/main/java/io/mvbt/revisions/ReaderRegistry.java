@@ -119,6 +119,15 @@ final class ReaderRegistry {
         revisions[slot] = revision;
     }
 
+    /** Releases every slot this registry holds a revision in (its store is closing). */
+    void releaseAll() {
+        for (int slot = 0; slot < revisions.length; slot++) {
+            if (revisions[slot] != null) {
+                release(slot);
+            }
+        }
+    }
+
     void release(int slot) {
         int off = slot * SLOT_BYTES;
         revisions[slot] = null;

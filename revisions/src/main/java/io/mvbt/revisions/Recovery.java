@@ -35,10 +35,14 @@ final class Recovery {
             }
         }
         metas.sort(Comparator.comparingLong((MetaPage.Record m) -> m.sequence).reversed());
-        // A meta of another store (a spliced page) does not belong: the newest meta names the store.
-        if (!metas.isEmpty()) {
-            long id = metas.get(0).storeId;
-            metas.removeIf(m -> m.storeId != id);
+        // Metas of two stores (a page spliced in from another store's file): which one names this
+        // store is not known, and opening at the wrong one would reuse and cut off this store's pages.
+        for (MetaPage.Record m : metas) {
+            if (m.storeId != metas.get(0).storeId) {
+                throw new CorruptionException(-1, store.describe() + " holds meta pages of two stores (ids "
+                        + Long.toHexString(metas.get(0).storeId) + " and " + Long.toHexString(m.storeId)
+                        + "): a page copied in from another store; nothing was written");
+            }
         }
         return metas;
     }

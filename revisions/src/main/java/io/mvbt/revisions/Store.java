@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.agrona.BufferUtil;
@@ -425,6 +426,18 @@ public final class Store implements AutoCloseable {
         }
     }
 
+    /** How long a reader waits for an announced meta to appear in its slot before reading the metas itself. */
+    private static final long ANNOUNCEMENT_WAIT_NANOS = 1_000_000_000L;
+
+    /** The meta recovery would open at, for a reader that has no usable announcement. */
+    private MetaPage.Record recoveredMeta() {
+        List<MetaPage.Record> metas = Recovery.readAll(pages, checksums);
+        if (!metas.isEmpty()) {
+            adoptStoreId(metas.get(0).storeId);
+        }
+        return Recovery.choose(pages, metas, access.uncached());
+    }
+
     /**
      * A read-only store's view of the newest revision: the meta the writer announced last, read
      * again only when the announcement changes. Before any announcement (no writer since the
@@ -434,6 +447,8 @@ public final class Store implements AutoCloseable {
         if (remote != null) {
             return followRemote(false);
         }
+        long waitingFor = 0;
+        long giveUpAt = 0;
         while (true) {
             long meta = registry.published();
             Followed f = followed;
@@ -442,19 +457,28 @@ public final class Store implements AutoCloseable {
             }
             MetaPage.Record m;
             if (meta == 0) {
-                List<MetaPage.Record> metas = Recovery.readAll(pages, checksums);
-                if (!metas.isEmpty()) {
-                    adoptStoreId(metas.get(0).storeId);
-                }
-                m = Recovery.choose(pages, metas, access.uncached());
+                m = recoveredMeta();
             } else {
-                m = MetaPage.read(pages, checksums, (int) (meta & 3));
+                int slot = (int) (meta & 3);
+                m = slot < pages.pageCount() ? MetaPage.read(pages, checksums, slot) : null;
                 if (m == null || m.sequence != meta >>> 2) {
-                    // Overwritten by a newer meta since: its announcement follows.
-                    Thread.onSpinWait();
-                    continue;
+                    // Normally overwritten by a newer meta since, whose announcement follows within
+                    // microseconds. One that never comes true (the store file was replaced under the
+                    // reader table, or the slot is damaged) gives way, after a second, to the metas
+                    // as recovery reads them; remembered, so that later reads do not wait again.
+                    if (meta != waitingFor) {
+                        waitingFor = meta;
+                        giveUpAt = System.nanoTime() + ANNOUNCEMENT_WAIT_NANOS;
+                    }
+                    if (System.nanoTime() - giveUpAt < 0) {
+                        Thread.onSpinWait();
+                        LockSupport.parkNanos(10_000);
+                        continue;
+                    }
+                    m = recoveredMeta();
+                } else {
+                    adoptStoreId(m.storeId);
                 }
-                adoptStoreId(m.storeId);
             }
             if (m.pageCount > pages.pageCount()) {
                 ((FilePageStore) pages).follow();
@@ -664,6 +688,10 @@ public final class Store implements AutoCloseable {
     }
 
     void release(int slot) {
+        if (closed) {
+            // The close released every slot; this one may belong to a store opened on the file since.
+            return;
+        }
         if (remote != null && readOnly) {
             // Under the lock of snapshot opens: a list collected before an open and told after it would drop its revision.
             synchronized (followLock) {
@@ -1536,6 +1564,9 @@ public final class Store implements AutoCloseable {
             }
         } finally {
             closed = true;
+            // Snapshots left open stop holding their revisions here: the reader table outlives this
+            // store object, and a later close of theirs must not clear a slot another took since.
+            registry.releaseAll();
             pages.close();
             writer.release();
         }

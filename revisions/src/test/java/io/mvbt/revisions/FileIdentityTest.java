@@ -1,0 +1,120 @@
+package io.mvbt.revisions;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.mvbt.pagestore.CorruptionException;
+import io.mvbt.pagestore.StoreLockedException;
+
+/**
+ * A store file is one store whichever way it is reached: through a symbolic link it has the same
+ * lock file; with a meta page of another store in it, it is refused; replaced under a reader table
+ * that announces a meta it no longer holds, readers open it instead of waiting for ever; and a
+ * snapshot closed after its store leaves the reader table to whoever opened the file since.
+ */
+class FileIdentityTest {
+    @TempDir
+    Path dir;
+
+    private static void putRound(Store store, int round, int keys) {
+        try (WriteTxn tx = store.beginWrite()) {
+            Tree t = tx.createTreeIfAbsent("t");
+            for (int i = 0; i < keys; i++) {
+                tx.put(t, ("key-" + i).getBytes(), ("round " + round).getBytes());
+            }
+            tx.commit();
+        }
+    }
+
+    @Test
+    void aSymbolicLinkLeadsToTheSameLockFile() throws Exception {
+        Path path = dir.resolve("s.mvbt");
+        Path link = dir.resolve("link.mvbt");
+        try (Store store = Store.open(path, StoreOptions.defaults())) {
+            putRound(store, 1, 10);
+            Files.createSymbolicLink(link, path);
+            assertThrows(StoreLockedException.class, () -> Store.open(link, StoreOptions.defaults()));
+        }
+        assertTrue(Files.notExists(dir.resolve("link.mvbt-lock")));
+        try (Store store = Store.open(link, StoreOptions.defaults()); Snapshot s = store.beginRead()) {
+            assertEquals(10, s.count(store.tree("t")));
+        }
+    }
+
+    @Test
+    void metaPagesOfTwoStoresAreRefusedWithNothingWritten() throws Exception {
+        Path path = dir.resolve("s.mvbt");
+        Path other = dir.resolve("other.mvbt");
+        try (Store store = Store.open(path, StoreOptions.defaults())) {
+            putRound(store, 1, 20_000);
+        }
+        try (Store store = Store.open(other, StoreOptions.defaults())) {
+            for (int r = 0; r < 30; r++) {
+                putRound(store, r, 3);
+            }
+        }
+        // The other store's newest meta, spliced into every slot but slot 0 of this one.
+        byte[] foreign = new byte[4096 * 4];
+        try (RandomAccessFile f = new RandomAccessFile(other.toFile(), "r")) {
+            f.readFully(foreign);
+        }
+        try (RandomAccessFile f = new RandomAccessFile(path.toFile(), "rw")) {
+            f.seek(4096);
+            f.write(foreign, 4096, 3 * 4096);
+        }
+        byte[] before = Files.readAllBytes(path);
+        CorruptionException e = assertThrows(CorruptionException.class, () -> Store.open(path, StoreOptions.defaults()));
+        assertTrue(e.getMessage().contains("two stores"), e.getMessage());
+        assertArrayEquals(before, Files.readAllBytes(path));
+    }
+
+    @Test
+    void aReaderOfAFileReplacedUnderItsReaderTableOpensIt() throws Exception {
+        Path path = dir.resolve("s.mvbt");
+        Path backup = dir.resolve("backup.mvbt");
+        try (Store store = Store.open(path, StoreOptions.defaults())) {
+            putRound(store, 1, 10);
+        }
+        Files.copy(path, backup);
+        // A reader keeps the reader table open while a writer announces newer metas and leaves.
+        try (Store first = Store.openReadOnly(path)) {
+            try (Store store = Store.open(path, StoreOptions.defaults())) {
+                for (int r = 2; r < 8; r++) {
+                    putRound(store, r, 10);
+                }
+            }
+            Files.copy(backup, path, StandardCopyOption.REPLACE_EXISTING);
+            assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+                try (Store reader = Store.openReadOnly(path); Snapshot s = reader.beginRead()) {
+                    assertEquals("round 1", new String(s.get(reader.tree("t"), "key-3".getBytes())));
+                }
+            });
+        }
+    }
+
+    @Test
+    void aSnapshotClosedAfterItsStoreLeavesTheNextStoresReadersAlone() throws Exception {
+        Path path = dir.resolve("s.mvbt");
+        Store old = Store.open(path, StoreOptions.defaults());
+        putRound(old, 1, 10);
+        Snapshot late = old.beginRead();
+        old.close();
+        try (Store store = Store.open(path, StoreOptions.defaults()); Snapshot held = store.beginRead()) {
+            late.close();
+            assertEquals(1, store.readers().size(), "the late close cleared the new store's reader");
+            assertEquals(held.revision(), store.readers().get(0).revision());
+        }
+    }
+}
