@@ -108,6 +108,10 @@ public final class FilePageStore extends RegionPageStore {
     private static FilePageStore open(Path path, int newPageSize, PageSizeReader existing, int readerSlots,
             long turnTimeoutNanos) {
         NativeAccess.require();
+        if (java.nio.file.Files.exists(path) && !java.nio.file.Files.isRegularFile(path)) {
+            // Checked before the lock file beside it is made, which would be left behind.
+            throw new StorageException("cannot open store file " + path + ": not a regular file");
+        }
         boolean shared = turnTimeoutNanos >= 0;
         LockFile lockFile = LockFile.open(path, readerSlots);
         FileChannel channel = null;
@@ -142,7 +146,7 @@ public final class FilePageStore extends RegionPageStore {
         } catch (IOException e) {
             closeQuietly(channel);
             release(lockFile, locked);
-            throw new StorageException("cannot open store file " + path + ": " + e.getMessage(), e);
+            throw new StorageException("cannot open store file " + path + ": " + reason(e), e);
         } catch (RuntimeException e) {
             closeQuietly(channel);
             release(lockFile, locked);
@@ -174,12 +178,21 @@ public final class FilePageStore extends RegionPageStore {
         } catch (IOException e) {
             closeQuietly(channel);
             lockFile.close();
-            throw new StorageException("cannot open store file " + path + ": " + e.getMessage(), e);
+            throw new StorageException("cannot open store file " + path + ": " + reason(e), e);
         } catch (RuntimeException e) {
             closeQuietly(channel);
             lockFile.close();
             throw e;
         }
+    }
+
+    /**
+     * What went wrong, with its kind: a file-system exception's message is often just the path
+     * ("access denied" is in the class name alone).
+     */
+    static String reason(IOException e) {
+        String kind = e.getClass().getSimpleName().replace("Exception", "");
+        return kind + (e.getMessage() == null ? "" : ": " + e.getMessage());
     }
 
     private static void release(LockFile lockFile, boolean locked) {

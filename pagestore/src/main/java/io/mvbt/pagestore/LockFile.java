@@ -110,7 +110,8 @@ public final class LockFile implements AutoCloseable {
             return opened;
         } catch (IOException e) {
             closeQuietly(channel);
-            throw new StorageException("cannot open lock file " + path + ": " + e.getMessage(), e);
+            throw new StorageException("cannot open lock file " + path + ": " + FilePageStore.reason(e)
+                    + " (every process that opens the store, readers too, needs to write it)", e);
         } catch (RuntimeException | Error e) {
             // An Error too (mapping a lock file on a full disk): the channel and its locks must go.
             closeQuietly(channel);

@@ -16,13 +16,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.mvbt.pagestore.CorruptionException;
+import io.mvbt.pagestore.StorageException;
 import io.mvbt.pagestore.StoreLockedException;
 
 /**
  * A store file is one store whichever way it is reached: through a symbolic link it has the same
  * lock file; with a meta page of another store in it, it is refused; replaced under a reader table
  * that announces a meta it no longer holds, readers open it instead of waiting for ever; and a
- * snapshot closed after its store leaves the reader table to whoever opened the file since.
+ * snapshot closed after its store leaves the reader table to whoever opened the file since; and a
+ * directory is refused before a lock file is made beside it.
  */
 class FileIdentityTest {
     @TempDir
@@ -51,6 +53,14 @@ class FileIdentityTest {
         try (Store store = Store.open(link, StoreOptions.defaults()); Snapshot s = store.beginRead()) {
             assertEquals(10, s.count(store.tree("t")));
         }
+    }
+
+    @Test
+    void aDirectoryIsRefusedWithoutALockFileLeftBeside() throws Exception {
+        Path path = Files.createDirectory(dir.resolve("d.mvbt"));
+        StorageException e = assertThrows(StorageException.class, () -> Store.open(path, StoreOptions.defaults()));
+        assertTrue(e.getMessage().contains("not a regular file"), e.getMessage());
+        assertTrue(Files.notExists(dir.resolve("d.mvbt-lock")), "a lock file was left beside the directory");
     }
 
     @Test
