@@ -58,8 +58,11 @@ final class Recovery {
             if (m.pageCount > store.pageCount()) {
                 String why = "revision " + m.revision + " needs " + m.pageCount + " pages but the file holds "
                         + store.pageCount();
-                if (m.steady()) {
-                    throw new CorruptionException(-1, store.describe() + " is truncated: durable " + why);
+                // A durable revision, or one this boot's page cache still holds (only the process
+                // died): the file lost pages that were written, which is damage, not a commit cut short.
+                if (m.steady() || BootId.isCurrent(m.bootHigh, m.bootLow)) {
+                    throw new CorruptionException(-1, store.describe() + " is truncated: "
+                            + (m.steady() ? "durable " : "") + why + "; nothing was written");
                 }
                 rejected.append("; ").append(why);
                 continue;

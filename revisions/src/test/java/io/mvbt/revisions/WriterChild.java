@@ -43,6 +43,7 @@ public final class WriterChild {
                 case "turns" -> turns(path, Durability.valueOf(args[2]), Long.parseLong(args[3]));
                 case "loop" -> loop(path);
                 case "stall" -> stall(path);
+                case "grow" -> grow(path);
                 default -> throw new IllegalArgumentException(args[0]);
             }
         } catch (Throwable t) {
@@ -50,6 +51,31 @@ public final class WriterChild {
             t.printStackTrace(System.out);
             System.exit(1);
         }
+    }
+
+    /**
+     * {@code grow PATH}: syncs a small store, prints {@code synced BYTES} (the file's length then),
+     * commits in {@link Durability#NORMAL} until the file has grown past that by several MiB with no
+     * checkpoint since, prints {@code grown} and waits to be killed.
+     */
+    private static void grow(Path path) throws Exception {
+        Store store = Store.open(path, StoreOptions.defaults().durability(Durability.NORMAL)
+                .checkpointInterval(Duration.ofMinutes(10)));
+        try (WriteTxn tx = store.beginWrite()) {
+            tx.put(tx.createTreeIfAbsent("t"), new byte[] {1}, new byte[] {1});
+            tx.commit();
+        }
+        store.sync();
+        long synced = java.nio.file.Files.size(path);
+        System.out.println("synced " + synced);
+        for (int i = 0; i < 60_000; i++) {
+            try (WriteTxn tx = store.beginWrite()) {
+                tx.put(tx.createTreeIfAbsent("t"), String.format("key-%08d", i).getBytes(), new byte[100]);
+                tx.commit();
+            }
+        }
+        System.out.println("grown " + java.nio.file.Files.size(path));
+        Thread.sleep(Long.MAX_VALUE);
     }
 
     private static void turns(Path path, Durability durability, long seconds) {
