@@ -49,6 +49,8 @@ public final class LockFile implements AutoCloseable {
     public static final int FREED_ENTRY_BYTES = 32;
     /** Entries of the freed-page log: two MiB, commits of several thousand freed runs between two turns. */
     static final int FREED_ENTRIES = 1 << 16;
+    /** Most reader slots a table has ({@code StoreOptions.maxReaders} allows no more). */
+    static final int MAX_SLOTS = 1 << 20;
     private static final int FREED_CAPACITY_OFFSET = 20;
     private static final int VERSION_OFFSET = 8;
     private static final int SLOT_BYTES_OFFSET = 12;
@@ -119,6 +121,14 @@ public final class LockFile implements AutoCloseable {
         }
     }
 
+    private static void writeZeros(FileChannel channel, long bytes) throws IOException {
+        java.nio.ByteBuffer zeros = java.nio.ByteBuffer.allocate(64 << 10);
+        for (long at = 0; at < bytes;) {
+            zeros.clear().limit((int) Math.min(zeros.capacity(), bytes - at));
+            at += channel.write(zeros, at);
+        }
+    }
+
     private static LockFile initialize(Path path, FileChannel channel, int newSlots) throws IOException {
         try (FileLock init = channel.lock(INIT_LOCK, 1, false)) {
             FileLock alone = channel.tryLock(PRESENCE_LOCK, 1, false);
@@ -131,6 +141,9 @@ public final class LockFile implements AutoCloseable {
                 freedEntries = FREED_ENTRIES;
                 long bytes = HEADER_BYTES + (long) slots * SLOT_BYTES + (long) freedEntries * FREED_ENTRY_BYTES;
                 channel.truncate(0);
+                // Zeros written first, as for the store file: a store through the mapping into a hole
+                // on a full disk would be a SIGBUS; a write reports it as an IOException here.
+                writeZeros(channel, bytes);
                 map = channel.map(FileChannel.MapMode.READ_WRITE, 0, bytes);
                 UnsafeBuffer fresh = new UnsafeBuffer(map);
                 for (int s = 0; s < slots; s++) {
@@ -157,7 +170,7 @@ public final class LockFile implements AutoCloseable {
                 slots = head.getInt(SLOTS_OFFSET);
                 freedEntries = head.getInt(FREED_CAPACITY_OFFSET);
                 long bytes = HEADER_BYTES + (long) slots * SLOT_BYTES + (long) freedEntries * FREED_ENTRY_BYTES;
-                if (slots < 1 || freedEntries < 1 || size < bytes) {
+                if (slots < 1 || slots > MAX_SLOTS || freedEntries != FREED_ENTRIES || size < bytes) {
                     throw new CorruptionException(-1, "lock file " + path + " says " + slots + " slots and "
                             + freedEntries + " freed-page entries but holds " + size + " bytes");
                 }

@@ -265,6 +265,17 @@ final class MetaPage {
                 }
             }
         }
+        // Slot 0 is at offset 0 whatever the page size: a meta there with pages larger than this
+        // release knows is a newer release's store, not damage.
+        ByteBuffer first = FilePageStore.readAt(channel, 0, 24).order(ByteOrder.LITTLE_ENDIAN);
+        if (first.remaining() == 24 && first.getLong(MAGIC_OFFSET) == MAGIC) {
+            int size = first.getInt(PAGE_SIZE);
+            if (size > PageStore.MAX_PAGE_SIZE && Integer.bitCount(size) == 1) {
+                throw new UnsupportedFormatException("the store file was written by a newer release of mvbt, with "
+                        + size + "-byte pages (this release supports up to " + PageStore.MAX_PAGE_SIZE
+                        + "); nothing was written to it");
+            }
+        }
         // A creation cut short leaves at most its first growth (1 MiB) of zeros. A larger file, or one
         // with any other byte set, held a store whose meta pages are gone: creating a new store over
         // it would throw away whatever its other pages still hold.

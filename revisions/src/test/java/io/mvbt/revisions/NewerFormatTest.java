@@ -45,6 +45,22 @@ class NewerFormatTest {
         assertArrayEquals(before, Files.readAllBytes(file), "a refused open wrote to the file");
     }
 
+    /** Pages larger than this release knows (a newer release's store) are a newer format, not damage. */
+    @Test
+    void pagesLargerThanThisReleaseKnowsAreANewerFormat() throws IOException {
+        Path file = dir.resolve("big-pages.mvbt");
+        ByteBuffer head = ByteBuffer.allocate(2 << 20).order(ByteOrder.LITTLE_ENDIAN);
+        head.putLong(MetaPage.MAGIC_OFFSET, MetaPage.MAGIC);
+        head.putInt(MetaPage.PAGE_SIZE, 1 << 17);
+        head.put(1 << 18, (byte) 7);
+        Files.write(file, head.array());
+        byte[] before = Files.readAllBytes(file);
+        UnsupportedFormatException e = assertThrows(UnsupportedFormatException.class,
+                () -> Store.open(file, StoreOptions.defaults()).close());
+        assertTrue(e.getMessage().contains("131072-byte pages"), e.getMessage());
+        assertArrayEquals(before, Files.readAllBytes(file), "a refused open wrote to the file");
+    }
+
     @Test
     void aDamagedMetaOfANewerFormatIsDamageAndTheStoreOpensAtAnotherMeta() throws IOException {
         Path file = storeOfThreeRevisions();
