@@ -320,7 +320,7 @@ public final class FilePageStore extends RegionPageStore {
         long oldBytes = fileBytes;
         try {
             // Zeros written ahead are used as they are.
-            writeZeros(Math.max(oldBytes, zeroedBytes), newBytes);
+            writeZeros(channel, Math.max(oldBytes, zeroedBytes), newBytes);
             zeroedBytes = Math.max(zeroedBytes, newBytes);
             zeroAheadLimit = Long.MAX_VALUE;
             fileBytes = newBytes;
@@ -358,7 +358,7 @@ public final class FilePageStore extends RegionPageStore {
         }
         long to = Math.min(target, from + maxBytes);
         try {
-            writeZeros(from, to);
+            writeZeros(channel, from, to);
             zeroedBytes = to;
             return to < target;
         } catch (IOException e) {
@@ -377,7 +377,11 @@ public final class FilePageStore extends RegionPageStore {
         zeroedBytes = fileBytes;
     }
 
-    private void writeZeros(long from, long to) throws IOException {
+    /**
+     * Writes zeros over {@code [from, to)} of a file, in the pieces growth uses
+     * ({@link #GROWTH_WRITE_BYTES}): the lock file's too.
+     */
+    static void writeZeros(FileChannel channel, long from, long to) throws IOException {
         ByteBuffer zeros = ZEROS.duplicate();
         long position = from;
         while (position < to) {

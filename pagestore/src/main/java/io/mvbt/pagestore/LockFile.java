@@ -121,14 +121,6 @@ public final class LockFile implements AutoCloseable {
         }
     }
 
-    private static void writeZeros(FileChannel channel, long bytes) throws IOException {
-        java.nio.ByteBuffer zeros = java.nio.ByteBuffer.allocate(64 << 10);
-        for (long at = 0; at < bytes;) {
-            zeros.clear().limit((int) Math.min(zeros.capacity(), bytes - at));
-            at += channel.write(zeros, at);
-        }
-    }
-
     private static LockFile initialize(Path path, FileChannel channel, int newSlots) throws IOException {
         try (FileLock init = channel.lock(INIT_LOCK, 1, false)) {
             FileLock alone = channel.tryLock(PRESENCE_LOCK, 1, false);
@@ -143,7 +135,7 @@ public final class LockFile implements AutoCloseable {
                 channel.truncate(0);
                 // Zeros written first, as for the store file: a store through the mapping into a hole
                 // on a full disk would be a SIGBUS; a write reports it as an IOException here.
-                writeZeros(channel, bytes);
+                FilePageStore.writeZeros(channel, 0, bytes);
                 map = channel.map(FileChannel.MapMode.READ_WRITE, 0, bytes);
                 UnsafeBuffer fresh = new UnsafeBuffer(map);
                 for (int s = 0; s < slots; s++) {

@@ -471,7 +471,6 @@ public final class Store implements AutoCloseable {
                         giveUpAt = System.nanoTime() + ANNOUNCEMENT_WAIT_NANOS;
                     }
                     if (System.nanoTime() - giveUpAt < 0) {
-                        Thread.onSpinWait();
                         LockSupport.parkNanos(10_000);
                         continue;
                     }
