@@ -21,7 +21,8 @@ import io.mvbt.pagestore.LockFile;
  *
  * <pre>
  * slot (64 bytes):  0 u64 revision (-1: none)
- *                   8 u64 owner: pid &lt;&lt; 8 | kind (0: free; kind 1 snapshot, 2 checkpoint)
+ *                   8 u64 owner: pid &lt;&lt; 8 | kind (0: free; kind 1 snapshot, 2 checkpoint,
+ *                         3 being cleared by that process)
  *                   16 u64 opened (epoch ms)   24 u64 thread id   32 u64 flags (slow-reader state)
  *                   40 u64 start of the owning process (epoch ms, 0: not known yet)
  * </pre>
@@ -36,6 +37,8 @@ final class ReaderRegistry {
     static final int PROCESS_START = 40;
     static final long SNAPSHOT = 1;
     static final long CHECKPOINT = 2;
+    /** Kind of a slot whose dead holder a clearer has taken the slot from, while it resets the slot. */
+    static final long CLEARING = 3;
     /** Flag: the slow-reader policy has seen this holder (it is told of each once). */
     static final long REPORTED = 1;
     /** Flag: the slow-reader policy expired this snapshot, or its remote registration lapsed. */
@@ -49,6 +52,13 @@ final class ReaderRegistry {
     private final Revision[] revisions;
     /** Names of the threads of this process that claimed the slots, for reports of slow readers. */
     private final String[] threadNames;
+    /** Whether a process still runs; replaced by tests to interleave clearers. */
+    private Liveness liveness = ProcessLiveness::alive;
+
+    /** Whether the process {@code pid} that started at {@code start} (0: unknown) still runs. */
+    interface Liveness {
+        boolean alive(long pid, long start);
+    }
 
     private ReaderRegistry(AtomicBuffer header, AtomicBuffer table, int capacity, String where) {
         this.header = header;
@@ -197,7 +207,7 @@ final class ReaderRegistry {
     int clearStale() {
         int limit = highWater();
         int cleared = 0;
-        Map<Long, Boolean> alive = new HashMap<>();
+        Map<List<Long>, Boolean> alive = new HashMap<>();
         for (int slot = 0; slot < limit; slot++) {
             int off = slot * SLOT_BYTES;
             long owner = table.getLongVolatile(off + OWNER);
@@ -205,16 +215,26 @@ final class ReaderRegistry {
             if (owner == 0 || pid == ProcessLiveness.PID) {
                 continue;
             }
-            long start = table.getLongVolatile(off + PROCESS_START);
-            if (!alive.computeIfAbsent(pid, p -> ProcessLiveness.alive(p, start))) {
+            // A slot being cleared holds its dead reader's start, not its clearer's: only the pid counts.
+            long start = (owner & 0xff) == CLEARING ? 0 : table.getLongVolatile(off + PROCESS_START);
+            if (alive.computeIfAbsent(List.of(pid, start), k -> liveness.alive(pid, start))) {
+                continue;
+            }
+            // Taken before it is reset: reset first, another clearer could free it meanwhile and a
+            // new reader claim it, whose revision the reset would then wipe.
+            if (table.compareAndSetLong(off + OWNER, owner, ProcessLiveness.PID << 8 | CLEARING)) {
                 table.putLongVolatile(off + REVISION, -1);
                 table.putLongVolatile(off + PROCESS_START, 0);
-                if (table.compareAndSetLong(off + OWNER, owner, 0)) {
-                    cleared++;
-                }
+                table.putLongOrdered(off + OWNER, 0);
+                cleared++;
             }
         }
         return cleared;
+    }
+
+    /** Replaces the liveness test (for tests that interleave clearers). */
+    void liveness(Liveness test) {
+        this.liveness = test;
     }
 
     /** The newest revision below {@code revision} that a slot holds, or -1. */
