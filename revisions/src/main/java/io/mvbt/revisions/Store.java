@@ -129,6 +129,12 @@ public final class Store implements AutoCloseable {
     /** Set by the writer as it closes. */
     private boolean closing;
     private volatile Throwable failure;
+    /**
+     * The first problem {@link #check} found, or null. From then on the store writes nothing but the
+     * checkpoints of commits already made: a free map that calls a page in use free would hand that
+     * page to the next write, and the file's end to a shrink.
+     */
+    private volatile String damage;
     /** Held revisions, collected by the writer (writer-owned scratch). */
     private long[] held = new long[128];
     /** Oldest revision a snapshot or checkpoint held at the last look, or -1 (writer thread only). */
@@ -1393,7 +1399,7 @@ public final class Store implements AutoCloseable {
         long count = pages.pageCount();
         long tail = pages.roundUpToGrowthUnit(space.reusableTailStart());
         long freeTail = count - tail;
-        if (freeTail <= 0 || failure != null
+        if (freeTail <= 0 || failure != null || damage != null
                 || !always && (freeTail < count / 8 || freeTail * pages.pageSize() < (1L << 20))) {
             return;
         }
@@ -1432,6 +1438,12 @@ public final class Store implements AutoCloseable {
         if (f != null) {
             throw new StoreFailedException("store " + describe() + " failed earlier and refuses writes until reopened: "
                     + f.getMessage(), f);
+        }
+        String d = damage;
+        if (d != null) {
+            throw new StoreFailedException("check() found store " + describe() + " damaged (" + d + "); it refuses "
+                    + "writes until reopened, so that none lands on a page the damage calls free (copyTo saves "
+                    + "what can be read)");
         }
     }
 
@@ -1479,7 +1491,9 @@ public final class Store implements AutoCloseable {
 
     /**
      * Checks the whole store (see {@link IntegrityChecker}); waits for the running write
-     * transaction to end.
+     * transaction to end. A store open for writing that is found damaged refuses writes from then on
+     * ({@link StoreFailedException}) and keeps its file's size at close; its commits are still made
+     * durable.
      */
     public CheckReport check() {
         checkOpen();
@@ -1493,7 +1507,12 @@ public final class Store implements AutoCloseable {
         try {
             startTurn(options.writeTimeout().toNanos(), "check", options.writeTimeout());
             try {
-                return new IntegrityChecker(this, access.uncached().withTrustUnsealed()).check(latest, durableRevision);
+                CheckReport report = new IntegrityChecker(this, access.uncached().withTrustUnsealed())
+                        .check(latest, durableRevision);
+                if (!report.ok() && damage == null) {
+                    damage = report.problems().get(0);
+                }
+                return report;
             } finally {
                 endTurn();
             }
