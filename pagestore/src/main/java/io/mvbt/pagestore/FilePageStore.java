@@ -53,6 +53,10 @@ public final class FilePageStore extends RegionPageStore {
     private final Path path;
     private final FileChannel channel;
     private final LockFile lockFile;
+    /** A writer's lock on the store file itself, which holds {@link #channel}; null if read-only. */
+    private final StoreFileLock storeLock;
+    /** The file's identity, for a read-only store ({@link StoreFileLock#channelClosed}). */
+    private final Object fileKey;
     private final boolean created;
     private final boolean readOnly;
     /** Writers in several processes take turns ({@link #openShared}). */
@@ -72,8 +76,10 @@ public final class FilePageStore extends RegionPageStore {
     private long zeroAheadLimit = Long.MAX_VALUE;
 
     private FilePageStore(Path path, int pageSize, FileChannel channel, LockFile lockFile, boolean created,
-            boolean readOnly, boolean shared) {
+            boolean readOnly, boolean shared, StoreFileLock storeLock, Object fileKey) {
         super(pageSize);
+        this.storeLock = storeLock;
+        this.fileKey = fileKey;
         this.path = path;
         this.channel = channel;
         this.lockFile = lockFile;
@@ -114,7 +120,7 @@ public final class FilePageStore extends RegionPageStore {
         }
         boolean shared = turnTimeoutNanos >= 0;
         LockFile lockFile = LockFile.open(path, readerSlots);
-        FileChannel channel = null;
+        StoreFileLock storeLock = null;
         boolean locked = false;
         try {
             if (shared) {
@@ -130,8 +136,8 @@ public final class FilePageStore extends RegionPageStore {
                 lockFile.lockWriter(path.toString());
                 locked = true;
             }
-            channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ,
-                    StandardOpenOption.WRITE);
+            storeLock = StoreFileLock.open(path, shared, lockFile.path());
+            FileChannel channel = storeLock.channel();
             long size = channel.size();
             int pageSize = size == 0 ? 0 : existing.pageSize(channel, size);
             // A file whose creation was cut short holds only zeros: it is created again.
@@ -139,16 +145,17 @@ public final class FilePageStore extends RegionPageStore {
             if (created) {
                 pageSize = newPageSize;
             }
-            FilePageStore store = new FilePageStore(path, pageSize, channel, lockFile, created, false, shared);
+            FilePageStore store = new FilePageStore(path, pageSize, channel, lockFile, created, false, shared,
+                    storeLock, null);
             // Bytes past the last whole chunk hold only zeros, of a growth cut short: they are ignored.
             store.mapExisting(created ? 0 : size / CHUNK_BYTES * CHUNK_BYTES);
             return store;
         } catch (IOException e) {
-            closeQuietly(channel);
+            closeQuietly(storeLock);
             release(lockFile, locked);
             throw new StorageException("cannot open store file " + path + ": " + reason(e), e);
         } catch (RuntimeException e) {
-            closeQuietly(channel);
+            closeQuietly(storeLock);
             release(lockFile, locked);
             throw e;
         }
@@ -165,22 +172,25 @@ public final class FilePageStore extends RegionPageStore {
         }
         LockFile lockFile = LockFile.open(path, readerSlots);
         FileChannel channel = null;
+        Object fileKey = null;
         try {
+            fileKey = StoreFileLock.keyOf(path);
             channel = FileChannel.open(path, StandardOpenOption.READ);
             long size = channel.size();
             int pageSize = size == 0 ? 0 : existing.pageSize(channel, size);
             if (pageSize == 0) {
                 throw new CorruptionException(-1, "store file " + path + " holds no store yet");
             }
-            FilePageStore store = new FilePageStore(path, pageSize, channel, lockFile, false, true, false);
+            FilePageStore store = new FilePageStore(path, pageSize, channel, lockFile, false, true, false, null,
+                    fileKey);
             store.follow();
             return store;
         } catch (IOException e) {
-            closeQuietly(channel);
+            closeReadOnly(channel, fileKey);
             lockFile.close();
             throw new StorageException("cannot open store file " + path + ": " + reason(e), e);
         } catch (RuntimeException e) {
-            closeQuietly(channel);
+            closeReadOnly(channel, fileKey);
             lockFile.close();
             throw e;
         }
@@ -498,8 +508,10 @@ public final class FilePageStore extends RegionPageStore {
         }
         // Mappings are not unmapped by hand: a thread still reading would crash the JVM. The garbage
         // collector unmaps them once the store is unreachable.
-        closeQuietly(channel);
-        if (!readOnly) {
+        if (readOnly) {
+            closeReadOnly(channel, fileKey);
+        } else {
+            closeQuietly(storeLock);
             lockFile.unlockWriter();
         }
         lockFile.close();
@@ -522,6 +534,22 @@ public final class FilePageStore extends RegionPageStore {
             }
         }
         return buffer.flip();
+    }
+
+    private static void closeQuietly(StoreFileLock storeLock) {
+        if (storeLock != null) {
+            try {
+                storeLock.close();
+            } catch (IOException ignored) {
+                // Nothing was written through it that a close could lose.
+            }
+        }
+    }
+
+    /** Closes a read-only channel; a writer of the same file in this JVM takes its lock again. */
+    private static void closeReadOnly(FileChannel channel, Object fileKey) {
+        closeQuietly(channel);
+        StoreFileLock.channelClosed(fileKey);
     }
 
     private static void closeQuietly(FileChannel channel) {

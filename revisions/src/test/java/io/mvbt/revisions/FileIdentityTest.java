@@ -24,7 +24,8 @@ import io.mvbt.pagestore.StoreLockedException;
  * lock file; with a meta page of another store in it, it is refused; replaced under a reader table
  * that announces a meta it no longer holds, readers open it instead of waiting for ever; and a
  * snapshot closed after its store leaves the reader table to whoever opened the file since; and a
- * directory is refused before a lock file is made beside it.
+ * directory is refused before a lock file is made beside it; a second writer that reached it by a
+ * hard link, or beside its lock file deleted and made again, is refused.
  */
 class FileIdentityTest {
     @TempDir
@@ -52,6 +53,53 @@ class FileIdentityTest {
         assertTrue(Files.notExists(dir.resolve("link.mvbt-lock")));
         try (Store store = Store.open(link, StoreOptions.defaults()); Snapshot s = store.beginRead()) {
             assertEquals(10, s.count(store.tree("t")));
+        }
+    }
+
+    @Test
+    void aSecondWriterByAHardLinkIsRefused() throws Exception {
+        Path path = dir.resolve("h.mvbt");
+        Path link = dir.resolve("hard.mvbt");
+        try (Store store = Store.open(path, StoreOptions.defaults())) {
+            putRound(store, 1, 10);
+            Files.createLink(link, path);
+            // Another lock file, so only the lock on the store file itself can tell.
+            StoreLockedException inThisJvm = assertThrows(StoreLockedException.class,
+                    () -> Store.open(link, StoreOptions.defaults()));
+            assertTrue(inThisJvm.getMessage().contains("another name"), inThisJvm.getMessage());
+            String child = ChildJvm.run(true, OpenStoreChild.class, link.toString());
+            assertTrue(child.startsWith("StoreLockedException") && child.contains("another name"), child);
+            putRound(store, 2, 10);
+        }
+        try (Store store = Store.open(link, StoreOptions.defaults()); Snapshot s = store.beginRead()) {
+            assertArrayEquals("round 2".getBytes(), s.get(store.tree("t"), "key-3".getBytes()));
+        }
+    }
+
+    @Test
+    void aReadOnlyStoreClosedInTheWritersJvmLeavesTheFileLocked() throws Exception {
+        Path path = dir.resolve("r.mvbt");
+        Path link = dir.resolve("r-hard.mvbt");
+        try (Store store = Store.open(path, StoreOptions.defaults())) {
+            putRound(store, 1, 10);
+            Files.createLink(link, path);
+            // Closing its channel drops every POSIX lock this process holds on the file.
+            try (Store reader = Store.openReadOnly(path); Snapshot s = reader.beginRead()) {
+                assertEquals(10, s.count(reader.tree("t")));
+            }
+            String child = ChildJvm.run(true, OpenStoreChild.class, link.toString());
+            assertTrue(child.startsWith("StoreLockedException") && child.contains("another name"), child);
+        }
+    }
+
+    @Test
+    void aWriterBesideALockFileMadeAgainIsRefused() throws Exception {
+        Path path = dir.resolve("l.mvbt");
+        try (Store store = Store.open(path, StoreOptions.defaults())) {
+            putRound(store, 1, 10);
+            Files.delete(dir.resolve("l.mvbt-lock"));
+            String child = ChildJvm.run(true, OpenStoreChild.class, path.toString());
+            assertTrue(child.startsWith("StoreLockedException") && child.contains("another name"), child);
         }
     }
 

@@ -1,0 +1,123 @@
+package io.mvbt.pagestore;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The writers' lock on the store file itself (a sole writer's exclusive, shared for writers that
+ * take turns), on a byte far past any page. The {@link LockFile}'s locks go with its name; this one
+ * goes with the file, so a writer that reached the file by another name (a hard link) or beside a
+ * lock file deleted and made again is refused too.
+ *
+ * <p>POSIX drops every lock a process holds on a file when it closes any descriptor of that file.
+ * So a second writer in this JVM is refused before it opens a channel, and a read-only store of
+ * the same file that closes its channel here takes the writer's lock again ({@link #channelClosed}),
+ * leaving another process only that moment to slip in.
+ */
+final class StoreFileLock {
+    /** The byte locked: past any page a store could have. */
+    static final long WRITERS_BYTE = Long.MAX_VALUE - 1;
+    /** Store files written by this JVM, by file identity (device and inode). */
+    private static final Map<Object, StoreFileLock> HELD = new HashMap<>();
+
+    private final Object key;
+    private final FileChannel channel;
+    private final boolean shared;
+    private FileLock lock;
+
+    private StoreFileLock(Object key, FileChannel channel, boolean shared, FileLock lock) {
+        this.key = key;
+        this.channel = channel;
+        this.shared = shared;
+        this.lock = lock;
+    }
+
+    /**
+     * Opens the store file for writing (creating it if missing) and takes its lock; on refusal
+     * throws {@link StoreLockedException} with nothing left open.
+     */
+    static synchronized StoreFileLock open(Path path, boolean shared, Path lockPath) throws IOException {
+        Object before = keyOf(path);
+        if (before != null && HELD.containsKey(before)) {
+            throw underAnotherName(path, lockPath);
+        }
+        FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                StandardOpenOption.WRITE);
+        try {
+            FileLock lock;
+            try {
+                lock = channel.tryLock(WRITERS_BYTE, 1, shared);
+            } catch (OverlappingFileLockException e) {
+                lock = null;
+            }
+            if (lock == null) {
+                throw underAnotherName(path, lockPath);
+            }
+            StoreFileLock held = new StoreFileLock(keyOf(path), channel, shared, lock);
+            if (held.key != null) {
+                HELD.put(held.key, held);
+            }
+            return held;
+        } catch (IOException | RuntimeException e) {
+            channel.close();
+            throw e;
+        }
+    }
+
+    private static StoreLockedException underAnotherName(Path path, Path lockPath) {
+        return new StoreLockedException("store " + path + " is open for writing under another name (a hard link) or "
+                + "beside another lock file than " + lockPath + "; open it by one name");
+    }
+
+    /** The identity of the file at {@code path} (device and inode), or null if it is missing or not known. */
+    static Object keyOf(Path path) throws IOException {
+        try {
+            return Files.readAttributes(path, BasicFileAttributes.class).fileKey();
+        } catch (NoSuchFileException e) {
+            return null;
+        }
+    }
+
+    FileChannel channel() {
+        return channel;
+    }
+
+    /** Closes the channel, and with it the lock. */
+    void close() throws IOException {
+        synchronized (StoreFileLock.class) {
+            if (key != null) {
+                HELD.remove(key, this);
+            }
+        }
+        channel.close();
+    }
+
+    /**
+     * Called after a channel to the file of {@code key} that is not a writer's was closed: POSIX
+     * dropped the writer's lock with it, which is taken again here.
+     */
+    static synchronized void channelClosed(Object key) {
+        StoreFileLock held = key == null ? null : HELD.get(key);
+        if (held == null) {
+            return;
+        }
+        try {
+            if (held.lock != null) {
+                held.lock.release();
+            }
+            // Null if another process took it meanwhile: nothing left to do but not hold it.
+            held.lock = held.channel.tryLock(WRITERS_BYTE, 1, held.shared);
+        } catch (IOException | OverlappingFileLockException e) {
+            // The writer's channel is closing: its lock goes with it.
+        }
+    }
+}
