@@ -2,6 +2,7 @@ package io.mvbt.revisions;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -363,6 +364,35 @@ class RedisWriterTest extends RedisTestServers {
             store.check().throwIfDamaged();
             // Every page in use but the meta slots (fields of the meta hash) is one key; nothing else is left.
             assertEquals(store.stats().pagesInUse() - 4, pageKeys);
+        }
+    }
+
+    /**
+     * A store that check() found damaged deletes nothing at close: its sweep of leftover pages would
+     * take the pages a damaged free map calls discarded, reachable or not.
+     */
+    @Test
+    void aStoreFoundDamagedSweepsNoPages() throws Exception {
+        String name = newName();
+        String pattern = "mvbt:" + name + ":p:*";
+        try (Store store = open(single.endpoint(), name, options(Duration.ofSeconds(10)))) {
+            putMany(store, 0, 300, 0);
+        }
+        long pageKeys = single.countKeys(pattern);
+        try (Store store = open(single.endpoint(), name, options(Duration.ofSeconds(10)))) {
+            // What a damaged free map says once loaded: every page in use is discarded.
+            for (long p = 0; p < store.pages().pageCount(); p++) {
+                if (store.space().inUse.get(p)) {
+                    store.space().discarded.set(p);
+                }
+            }
+            assertFalse(store.check().ok());
+        }
+        assertEquals(pageKeys, single.countKeys(pattern), "no page key deleted");
+        try (Store store = open(single.endpoint(), name, options(Duration.ofSeconds(10)))) {
+            for (int i = 0; i < 300; i++) {
+                assertArrayEquals(value(i), get(store, i), "key " + i);
+            }
         }
     }
 

@@ -1004,6 +1004,10 @@ public final class Store implements AutoCloseable {
      * Returns false if the step failed.
      */
     private boolean sweepStep() {
+        if (damage != null) {
+            // The pages to delete are those the loaded free map calls discarded, which damage may include.
+            return false;
+        }
         try {
             if (remote.sweep(space.discarded::get)) {
                 sweepBelow = -1;
@@ -1182,9 +1186,12 @@ public final class Store implements AutoCloseable {
 
     // ------------------------------------------------------------------ durability
 
-    /** Makes every commit so far durable (a checkpoint), and returns the free tail of the file. */
+    /**
+     * Makes every commit so far durable (a checkpoint), and returns the free tail of the file (not
+     * once {@link #check} found the store damaged).
+     */
     public void sync() {
-        checkWritable();
+        checkUnfailed();
         if (!pages.durable()) {
             return;
         }
@@ -1430,6 +1437,17 @@ public final class Store implements AutoCloseable {
     }
 
     private void checkWritable() {
+        checkUnfailed();
+        String d = damage;
+        if (d != null) {
+            throw new StoreFailedException("check() found store " + describe() + " damaged (" + d + "); it refuses "
+                    + "writes until reopened, so that none lands on a page the damage calls free (copyTo saves "
+                    + "what can be read)");
+        }
+    }
+
+    /** Open for writing, and no write or fsync failed (a store found damaged may still checkpoint). */
+    private void checkUnfailed() {
         checkOpen();
         if (readOnly) {
             throw new ReadOnlyStoreException("store " + describe() + " is open read-only");
@@ -1438,12 +1456,6 @@ public final class Store implements AutoCloseable {
         if (f != null) {
             throw new StoreFailedException("store " + describe() + " failed earlier and refuses writes until reopened: "
                     + f.getMessage(), f);
-        }
-        String d = damage;
-        if (d != null) {
-            throw new StoreFailedException("check() found store " + describe() + " damaged (" + d + "); it refuses "
-                    + "writes until reopened, so that none lands on a page the damage calls free (copyTo saves "
-                    + "what can be read)");
         }
     }
 
@@ -1492,8 +1504,8 @@ public final class Store implements AutoCloseable {
     /**
      * Checks the whole store (see {@link IntegrityChecker}); waits for the running write
      * transaction to end. A store open for writing that is found damaged refuses writes from then on
-     * ({@link StoreFailedException}) and keeps its file's size at close; its commits are still made
-     * durable.
+     * ({@link StoreFailedException}), keeps its file's size and deletes no page of shared storage;
+     * {@link #sync} and {@link #close} still make its commits durable.
      */
     public CheckReport check() {
         checkOpen();

@@ -56,7 +56,8 @@ class DamageFoundTest {
             assertFalse(report.ok());
             StoreFailedException refused = assertThrows(StoreFailedException.class, store::beginWrite);
             assertTrue(refused.getMessage().contains("check() found"), refused.getMessage());
-            assertThrows(StoreFailedException.class, store::sync);
+            store.sync();
+            assertEquals(size, Files.size(file), "sync gave back no pages");
             store.close();
             assertEquals(size, Files.size(file), "close gave back no pages");
         }
