@@ -18,8 +18,9 @@ import org.agrona.UnsafeApi;
  * <p>The file grows by writing zeros, not by leaving a hole: a full disk then fails the growth with
  * an {@link StorageException} instead of killing the JVM with SIGBUS on a later store to the mapping.
  *
- * <p>A writer holds the writer lock of the store's {@link LockFile}, so a second writer, in this
- * process or another, gets a {@link StoreLockedException}. A store opened with
+ * <p>A writer holds the writer lock of the store's {@link LockFile}, and a lock on the file itself
+ * ({@link StoreFileLock}), so a second writer, in this process or another, by this name or another,
+ * gets a {@link StoreLockedException}. A store opened with
  * {@link #openReadOnly} maps the file read-only, takes no writer lock and never writes the file; it
  * follows the writer's growth with {@link #follow}.
  */
@@ -154,7 +155,7 @@ public final class FilePageStore extends RegionPageStore {
             closeQuietly(storeLock);
             release(lockFile, locked);
             throw new StorageException("cannot open store file " + path + ": " + reason(e), e);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             closeQuietly(storeLock);
             release(lockFile, locked);
             throw e;
@@ -174,8 +175,9 @@ public final class FilePageStore extends RegionPageStore {
         FileChannel channel = null;
         Object fileKey = null;
         try {
-            fileKey = StoreFileLock.keyOf(path);
             channel = FileChannel.open(path, StandardOpenOption.READ);
+            fileKey = StoreFileLock.keyOf(path);
+            StoreFileLock.refuseUnseenWriter(path, channel, fileKey, lockFile);
             long size = channel.size();
             int pageSize = size == 0 ? 0 : existing.pageSize(channel, size);
             if (pageSize == 0) {
@@ -189,7 +191,7 @@ public final class FilePageStore extends RegionPageStore {
             closeReadOnly(channel, fileKey);
             lockFile.close();
             throw new StorageException("cannot open store file " + path + ": " + reason(e), e);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             closeReadOnly(channel, fileKey);
             lockFile.close();
             throw e;
@@ -242,6 +244,11 @@ public final class FilePageStore extends RegionPageStore {
                 }
                 setPageCount(Math.max(pageCount(), bytes / pageSize()));
                 return;
+            } catch (java.nio.channels.ClosedChannelException e) {
+                // An interrupt closed the channel, and with it this JVM's locks on the file.
+                StoreFileLock.channelClosed(fileKey);
+                throw new StorageException("cannot map " + path + ": the channel was closed (an interrupt of the "
+                        + "reading thread closes it); reopen the store", e);
             } catch (IOException e) {
                 // The writer may have cut the file (a free tail, zeros written ahead) between its
                 // length and the mapping, which then reaches past the end: look again.
@@ -548,8 +555,10 @@ public final class FilePageStore extends RegionPageStore {
 
     /** Closes a read-only channel; a writer of the same file in this JVM takes its lock again. */
     private static void closeReadOnly(FileChannel channel, Object fileKey) {
-        closeQuietly(channel);
-        StoreFileLock.channelClosed(fileKey);
+        if (channel != null) {
+            closeQuietly(channel);
+            StoreFileLock.channelClosed(fileKey);
+        }
     }
 
     private static void closeQuietly(FileChannel channel) {

@@ -39,7 +39,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  */
 public final class LockFile implements AutoCloseable {
     static final long MAGIC = 0x6b636c2d7462766dL; // "mvbt-lck" little-endian
-    static final int VERSION = 2;
+    static final int VERSION = 3;
     public static final int HEADER_BYTES = 4096;
     public static final int SLOT_BYTES = 64;
     public static final int HIGH_WATER = 64;

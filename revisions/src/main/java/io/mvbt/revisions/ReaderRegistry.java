@@ -222,10 +222,12 @@ final class ReaderRegistry {
             }
             // Taken before it is reset: reset first, another clearer could free it meanwhile and a
             // new reader claim it, whose revision the reset would then wipe.
-            if (table.compareAndSetLong(off + OWNER, owner, ProcessLiveness.PID << 8 | CLEARING)) {
+            long clearing = ProcessLiveness.PID << 8 | CLEARING;
+            if (table.compareAndSetLong(off + OWNER, owner, clearing)) {
                 table.putLongVolatile(off + REVISION, -1);
                 table.putLongVolatile(off + PROCESS_START, 0);
-                table.putLongOrdered(off + OWNER, 0);
+                // Fails only if another clearer took the slot from this one, judging it dead.
+                table.compareAndSetLong(off + OWNER, clearing, 0);
                 cleared++;
             }
         }
@@ -291,7 +293,8 @@ final class ReaderRegistry {
         int off = slot * SLOT_BYTES;
         long revision = table.getLongVolatile(off + REVISION);
         long owner = table.getLongVolatile(off + OWNER);
-        if (revision < 0 || owner == 0) {
+        if (revision < 0 || owner == 0 || (owner & 0xff) == CLEARING) {
+            // A slot being cleared holds a dead reader's revision for a moment: no snapshot.
             return null;
         }
         long pid = owner >>> 8;

@@ -25,7 +25,8 @@ import io.mvbt.pagestore.StoreLockedException;
  * that announces a meta it no longer holds, readers open it instead of waiting for ever; and a
  * snapshot closed after its store leaves the reader table to whoever opened the file since; and a
  * directory is refused before a lock file is made beside it; a second writer that reached it by a
- * hard link, or beside its lock file deleted and made again, is refused.
+ * hard link, or beside its lock file deleted and made again, is refused, and so is a reader by a
+ * hard link while a sole writer writes by the other name.
  */
 class FileIdentityTest {
     @TempDir
@@ -90,6 +91,28 @@ class FileIdentityTest {
             String child = ChildJvm.run(true, OpenStoreChild.class, link.toString());
             assertTrue(child.startsWith("StoreLockedException") && child.contains("another name"), child);
         }
+    }
+
+    @Test
+    void aReaderByAHardLinkIsRefusedWhileTheWriterWritesByTheOtherName() throws Exception {
+        Path path = dir.resolve("u.mvbt");
+        Path link = dir.resolve("u-hard.mvbt");
+        try (Store store = Store.open(path, StoreOptions.defaults())) {
+            putRound(store, 1, 10);
+            Files.createLink(link, path);
+            StoreLockedException here = assertThrows(StoreLockedException.class, () -> Store.openReadOnly(link));
+            assertTrue(here.getMessage().contains("would not see"), here.getMessage());
+            String child = ChildJvm.run(true, OpenStoreChild.class, link.toString(), "read-only");
+            assertTrue(child.startsWith("StoreLockedException") && child.contains("would not see"), child);
+            // By the writer's name, readers of any process are seen and welcome.
+            child = ChildJvm.run(true, OpenStoreChild.class, path.toString(), "read-only");
+            assertTrue(child.startsWith("opened at revision"), child);
+            try (Store reader = Store.openReadOnly(path); Snapshot s = reader.beginRead()) {
+                assertEquals(10, s.count(reader.tree("t")));
+            }
+        }
+        String child = ChildJvm.run(true, OpenStoreChild.class, link.toString(), "read-only");
+        assertTrue(child.startsWith("opened at revision"), child);
     }
 
     @Test

@@ -23,8 +23,10 @@ final class StoreFiles {
         try {
             return Store.open(path, StoreOptions.defaults().durability(Durability.NORMAL));
         } catch (StoreLockedException e) {
+            // Refused too if the writer reached the file by another name: it would not see this reader.
+            Store readOnly = Store.openReadOnly(path);
             System.err.println("note: " + e.getMessage() + "; reading it read-only beside its writer");
-            return Store.openReadOnly(path);
+            return readOnly;
         }
     }
 
