@@ -112,9 +112,12 @@ final class PresenceFilters {
         }
     }
 
-    /** Starts a build in the background unless one is running. */
+    /**
+     * Starts a build in the background unless one is running. A read-only store gets none: the
+     * build holds the writer so that no commit slips past it, and lookups go to the tree.
+     */
     void rebuild() {
-        if (closed || !buildRequested.compareAndSet(false, true)) {
+        if (closed || store.isReadOnly() || !buildRequested.compareAndSet(false, true)) {
             return;
         }
         Thread t = new Thread(this::build, "history-filter-" + table.name());

@@ -53,12 +53,14 @@ final class HistoryCommand implements Runnable {
         @Option(names = "--table", paramLabel = "NAME", description = "Table name in the store (default: ${DEFAULT-VALUE}).")
         String table = HistoryTable.DEFAULT_NAME;
 
-        HistoryTable open(boolean create) {
+        HistoryTable open(boolean create, boolean writes) {
             if (!create) {
                 // A mistyped name must not leave a new empty store behind and answer "not found".
                 StoreFiles.requireStore(store, "only 'history import' creates one");
             }
-            Store s = Store.open(store, StoreOptions.defaults().durability(Durability.NORMAL));
+            // Commands that only read go on beside a running writer (innd), read-only.
+            Store s = writes ? Store.open(store, StoreOptions.defaults().durability(Durability.NORMAL))
+                    : StoreFiles.openExisting(store);
             try {
                 if (!create) {
                     try (Snapshot snapshot = s.beginRead()) {
@@ -85,7 +87,7 @@ final class HistoryCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            HistoryTable table = where.open(creates());
+            HistoryTable table = where.open(creates(), writes());
             try {
                 return run(table);
             } finally {
@@ -99,6 +101,11 @@ final class HistoryCommand implements Runnable {
         /** Whether the command may create the store (an import). */
         boolean creates() {
             return false;
+        }
+
+        /** Whether the command writes (an import, an expiry): it needs the writer lock. */
+        boolean writes() {
+            return creates();
         }
     }
 
@@ -241,6 +248,11 @@ final class HistoryCommand implements Runnable {
             description = "Expire in place: articles past their retention become remembered, remembered entries "
                     + "past the remember horizon are deleted; writers and readers go on meanwhile.")
     static final class Expire extends Sub {
+        @Override
+        boolean writes() {
+            return true;
+        }
+
         @Option(names = "--retention", paramLabel = "DAYS",
                 description = "Keep articles without an expiry time this long after arrival (default: ${DEFAULT-VALUE}).")
         double retention = 10;

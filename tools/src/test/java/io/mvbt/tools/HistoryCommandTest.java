@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.mvbt.history.MessageIdHash;
+import io.mvbt.revisions.Store;
 
 /** {@code mvbt history} end to end: import, stat, lookup, export, expire, check. */
 class HistoryCommandTest {
@@ -68,6 +69,24 @@ class HistoryCommandTest {
         String real = output("history", "expire", "-s", store, "--now", "1760600000", "--retention", "5");
         assertTrue(real.contains("entries now: 2 (0 articles, 2 remembered)"), real);
         assertEquals(0, run("history", "check", "-s", store));
+    }
+
+    @Test
+    void readingCommandsGoOnBesideARunningWriter() throws Exception {
+        Path text = dir.resolve("history.txt");
+        Files.writeString(text, "[" + MessageIdHash.toText(MessageIdHash.of("<a@example.com>")) + "]\t1760000000~-~"
+                + "1759990000\t@030100000000000000000000000000000001@\n", StandardCharsets.US_ASCII);
+        String store = dir.resolve("beside.mvbt").toString();
+        assertEquals(0, run("history", "import", "-s", store, text.toString()));
+        try (Store writer = Store.open(Path.of(store))) {
+            assertTrue(output("history", "stat", "-s", store).contains("entries: 1 (1 articles, 0 remembered)"));
+            assertEquals(0, run("history", "check", "-s", store));
+            assertTrue(output("history", "lookup", "-s", store, "<a@example.com>").contains("article @0301"));
+            assertEquals(1, run("history", "lookup", "-s", store, "<nobody@example.com>"));
+            assertEquals(0, run("history", "export", "-s", store, dir.resolve("beside.txt").toString()));
+            assertEquals(1, Files.readAllLines(dir.resolve("beside.txt")).size());
+            assertEquals(ExitCodes.FAILED, run("history", "expire", "-s", store), "expiry needs the writer");
+        }
     }
 
     @Test
