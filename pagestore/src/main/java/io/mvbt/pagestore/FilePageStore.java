@@ -137,7 +137,7 @@ public final class FilePageStore extends RegionPageStore {
                 lockFile.lockWriter(path.toString());
                 locked = true;
             }
-            storeLock = StoreFileLock.open(path, shared, lockFile.path());
+            storeLock = StoreFileLock.open(path, shared, lockFile);
             FileChannel channel = storeLock.channel();
             long size = channel.size();
             int pageSize = size == 0 ? 0 : existing.pageSize(channel, size);

@@ -26,6 +26,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  *                      128 u64 newest meta: sequence &lt;&lt; 2 | slot (0: none published since initialization)
  *                      192 u64 pid of the writer (0: none)
  *                      256 u64 entries ever appended to the freed-page log
+ *                      320 u64 pid of the sole writer holding the store file's own lock (0: none)
  * then one slot of {@link #SLOT_BYTES} per snapshot, then the freed-page log (a ring of
  * {@link #FREED_ENTRY_BYTES}-byte entries, written by writers that take turns)
  * byte locks (fcntl): 0 the writer, exclusive (a sole writer holds it while open; writers that
@@ -46,6 +47,8 @@ public final class LockFile implements AutoCloseable {
     public static final int PUBLISHED = 128;
     public static final int WRITER_PID = 192;
     public static final int FREED_SEQUENCE = 256;
+    /** Pid of the sole writer that holds the lock on the store file itself ({@link StoreFileLock}), 0 none. */
+    public static final int FILE_LOCK_HOLDER = 320;
     public static final int FREED_ENTRY_BYTES = 32;
     /** Entries of the freed-page log: two MiB, commits of several thousand freed runs between two turns. */
     static final int FREED_ENTRIES = 1 << 16;
@@ -154,8 +157,13 @@ public final class LockFile implements AutoCloseable {
                             + " bytes); an older mvbt may have it open");
                 }
                 UnsafeBuffer head = new UnsafeBuffer(channel.map(FileChannel.MapMode.READ_ONLY, 0, HEADER_BYTES));
-                if (head.getLong(0) != MAGIC || head.getInt(VERSION_OFFSET) != VERSION
-                        || head.getInt(SLOT_BYTES_OFFSET) != SLOT_BYTES) {
+                if (head.getLong(0) == MAGIC && head.getInt(VERSION_OFFSET) != VERSION) {
+                    // Not damage: a process of another release has the store open.
+                    throw new StoreLockedException("lock file " + path + " is in use by a process of another mvbt "
+                            + "release (reader table version " + head.getInt(VERSION_OFFSET) + ", this release "
+                            + VERSION + "); stop every process that uses the store before upgrading");
+                }
+                if (head.getLong(0) != MAGIC || head.getInt(SLOT_BYTES_OFFSET) != SLOT_BYTES) {
                     throw new CorruptionException(-1, "lock file " + path + " is in use but its header is not an "
                             + "mvbt reader table of version " + VERSION);
                 }
@@ -191,6 +199,11 @@ public final class LockFile implements AutoCloseable {
         try {
             if (java.nio.file.Files.exists(storePath)) {
                 store = storePath.toRealPath();
+            } else {
+                // A link to a store not made yet leads where the store will be (a loop stops at 40).
+                for (int hop = 0; hop < 40 && java.nio.file.Files.isSymbolicLink(store); hop++) {
+                    store = store.resolveSibling(java.nio.file.Files.readSymbolicLink(store));
+                }
             }
         } catch (IOException e) {
             // Unreadable links are reported by whatever opens the store next.
@@ -277,6 +290,16 @@ public final class LockFile implements AutoCloseable {
     /** Ends the turn taken by {@link #takeWriterTurn}. */
     public synchronized void endWriterTurn() {
         releaseWriterLock();
+    }
+
+    /** Says that this process, a sole writer, holds the lock on the store file itself (or no longer does). */
+    void holdsFileLock(boolean holds) {
+        header.putLongVolatile(FILE_LOCK_HOLDER, holds ? ProcessHandle.current().pid() : 0);
+    }
+
+    /** The pid of the sole writer that said it holds the lock on the store file itself, 0 if none did. */
+    long fileLockHolder() {
+        return header.getLongVolatile(FILE_LOCK_HOLDER);
     }
 
     /** The pid of the process holding the writer lock, if it said (0: none or unknown). */

@@ -293,16 +293,16 @@ final class ReaderRegistry {
         int off = slot * SLOT_BYTES;
         long revision = table.getLongVolatile(off + REVISION);
         long owner = table.getLongVolatile(off + OWNER);
-        if (revision < 0 || owner == 0 || (owner & 0xff) == CLEARING) {
-            // A slot being cleared holds a dead reader's revision for a moment: no snapshot.
+        if (revision < 0 || owner == 0) {
             return null;
         }
         long pid = owner >>> 8;
         boolean ours = pid == ProcessLiveness.PID;
         long opened = table.getLong(off + OPENED);
         long flags = table.getLongVolatile(off + FLAGS);
-        boolean stale = checkLiveness && !ours
-                && !ProcessLiveness.alive(pid, table.getLongVolatile(off + PROCESS_START));
+        // A slot being cleared holds a dead reader's revision (and start) under its clearer's pid.
+        long start = (owner & 0xff) == CLEARING ? 0 : table.getLongVolatile(off + PROCESS_START);
+        boolean stale = checkLiveness && !ours && !liveness.alive(pid, start);
         return new ReaderInfo(revision, Math.max(0, latest - revision), now - opened, pid,
                 table.getLong(off + THREAD), ours ? threadNames[slot] : null, (owner & 0xff) == CHECKPOINT,
                 (flags & EXPIRED) != 0, stale);

@@ -16,8 +16,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.mvbt.pagestore.CorruptionException;
+import io.mvbt.pagestore.LockFile;
 import io.mvbt.pagestore.StorageException;
 import io.mvbt.pagestore.StoreLockedException;
+import io.mvbt.pagestore.WriterByAnotherNameException;
 
 /**
  * A store file is one store whichever way it is reached: through a symbolic link it has the same
@@ -69,7 +71,7 @@ class FileIdentityTest {
                     () -> Store.open(link, StoreOptions.defaults()));
             assertTrue(inThisJvm.getMessage().contains("another name"), inThisJvm.getMessage());
             String child = ChildJvm.run(true, OpenStoreChild.class, link.toString());
-            assertTrue(child.startsWith("StoreLockedException") && child.contains("another name"), child);
+            assertTrue(child.startsWith("WriterByAnotherNameException") && child.contains("another name"), child);
             putRound(store, 2, 10);
         }
         try (Store store = Store.open(link, StoreOptions.defaults()); Snapshot s = store.beginRead()) {
@@ -89,7 +91,7 @@ class FileIdentityTest {
                 assertEquals(10, s.count(reader.tree("t")));
             }
             String child = ChildJvm.run(true, OpenStoreChild.class, link.toString());
-            assertTrue(child.startsWith("StoreLockedException") && child.contains("another name"), child);
+            assertTrue(child.startsWith("WriterByAnotherNameException") && child.contains("another name"), child);
         }
     }
 
@@ -103,7 +105,7 @@ class FileIdentityTest {
             StoreLockedException here = assertThrows(StoreLockedException.class, () -> Store.openReadOnly(link));
             assertTrue(here.getMessage().contains("would not see"), here.getMessage());
             String child = ChildJvm.run(true, OpenStoreChild.class, link.toString(), "read-only");
-            assertTrue(child.startsWith("StoreLockedException") && child.contains("would not see"), child);
+            assertTrue(child.startsWith("WriterByAnotherNameException") && child.contains("would not see"), child);
             // By the writer's name, readers of any process are seen and welcome.
             child = ChildJvm.run(true, OpenStoreChild.class, path.toString(), "read-only");
             assertTrue(child.startsWith("opened at revision"), child);
@@ -116,13 +118,74 @@ class FileIdentityTest {
     }
 
     @Test
+    void aSoleWriterWaitsOutAReaderLookingAtTheFile() throws Exception {
+        Path path = dir.resolve("w.mvbt");
+        try (Store store = Store.open(path, StoreOptions.defaults())) {
+            putRound(store, 1, 10);
+        }
+        // A reader's look holds the byte shared; a slow one (a pause, a loaded host) for a while.
+        Process looker = ChildJvm.start(null, FileByteLockChild.class, path.toString(), "shared", "150");
+        try {
+            ChildJvm.firstLine(looker, "locked");
+            try (Store store = Store.open(path, StoreOptions.defaults()); Snapshot s = store.beginRead()) {
+                assertEquals(10, s.count(store.tree("t")));
+            }
+        } finally {
+            looker.destroyForcibly().waitFor();
+        }
+    }
+
+    @Test
+    void aReaderIsRefusedBesideAWriterByAnotherNameWhateverItsLockFileStillNames() throws Exception {
+        Path path = dir.resolve("k.mvbt");
+        Path link = dir.resolve("k-hard.mvbt");
+        try (Store store = Store.open(path, StoreOptions.defaults())) {
+            putRound(store, 1, 10);
+        }
+        Files.createLink(link, path);
+        Process exited = new ProcessBuilder("true").start();
+        exited.waitFor();
+        try (LockFile lockFile = LockFile.open(path, 16)) {
+            // A sole writer killed -9 leaves its pid behind, and a writer's open cut short names itself.
+            lockFile.header().putLongVolatile(LockFile.FILE_LOCK_HOLDER, exited.pid());
+            lockFile.header().putLongVolatile(LockFile.WRITER_PID, ProcessHandle.current().pid());
+            Process writer = ChildJvm.start(null, FileByteLockChild.class, link.toString(), "exclusive", "30000");
+            try {
+                ChildJvm.firstLine(writer, "locked");
+                assertThrows(WriterByAnotherNameException.class, () -> Store.openReadOnly(path));
+            } finally {
+                writer.destroyForcibly().waitFor();
+            }
+            try (Store reader = Store.openReadOnly(path); Snapshot s = reader.beginRead()) {
+                assertEquals(10, s.count(reader.tree("t")));
+            }
+        }
+    }
+
+    @Test
     void aWriterBesideALockFileMadeAgainIsRefused() throws Exception {
         Path path = dir.resolve("l.mvbt");
         try (Store store = Store.open(path, StoreOptions.defaults())) {
             putRound(store, 1, 10);
             Files.delete(dir.resolve("l.mvbt-lock"));
             String child = ChildJvm.run(true, OpenStoreChild.class, path.toString());
-            assertTrue(child.startsWith("StoreLockedException") && child.contains("another name"), child);
+            assertTrue(child.startsWith("WriterByAnotherNameException") && child.contains("another name"), child);
+        }
+    }
+
+    @Test
+    void aSymbolicLinkMadeBeforeItsStoreLeadsToTheStoresLockFile() throws Exception {
+        Path data = Files.createDirectory(dir.resolve("data"));
+        Path link = dir.resolve("early.mvbt");
+        Files.createSymbolicLink(link, data.resolve("early.mvbt"));
+        try (Store store = Store.open(link, StoreOptions.defaults())) {
+            putRound(store, 1, 10);
+            assertTrue(Files.exists(data.resolve("early.mvbt-lock")), "the lock file is beside the store");
+            assertTrue(Files.notExists(dir.resolve("early.mvbt-lock")), "not beside the link");
+            // A reader by the store's own name meets the writer's lock file.
+            try (Store reader = Store.openReadOnly(data.resolve("early.mvbt")); Snapshot s = reader.beginRead()) {
+                assertEquals(10, s.count(reader.tree("t")));
+            }
         }
     }
 

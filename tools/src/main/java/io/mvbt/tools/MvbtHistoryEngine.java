@@ -43,7 +43,7 @@ final class MvbtHistoryEngine implements HistoryBenchEngine {
     @Override
     public void reopenReadOnly() {
         table.close();
-        // The store has no read-only mode yet: it opens for writing and nothing writes.
+        // Opened for writing, and nothing writes: a read-only table builds no presence filter.
         table = HistoryTable.open(file);
         reader = table.reader();
     }

@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 import io.mvbt.pagestore.StoreLockedException;
+import io.mvbt.pagestore.WriterByAnotherNameException;
 import io.mvbt.revisions.Durability;
 import io.mvbt.revisions.Snapshot;
 import io.mvbt.revisions.Store;
@@ -22,8 +23,10 @@ final class StoreFiles {
         requireStore(path, null);
         try {
             return Store.open(path, StoreOptions.defaults().durability(Durability.NORMAL));
+        } catch (WriterByAnotherNameException e) {
+            // Its writer would not see a reader by this name either.
+            throw e;
         } catch (StoreLockedException e) {
-            // Refused too if the writer reached the file by another name: it would not see this reader.
             Store readOnly = Store.openReadOnly(path);
             System.err.println("note: " + e.getMessage() + "; reading it read-only beside its writer");
             return readOnly;

@@ -10,9 +10,12 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -219,6 +222,35 @@ class CommandsTest {
     }
 
     /** The copy reads one snapshot, so it holds exactly one committed state while a writer goes on. */
+    @Test
+    void aStoreWrittenByAnotherNameIsNotReadBeside() throws Exception {
+        Path file = sampleStore();
+        Path link = Files.createLink(dir.resolve("other-name.mvbt"), file);
+        PrintStream savedErr = System.err;
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        try (Store writer = Store.open(file)) {
+            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+            for (String command : new String[] {"stat", "check"}) {
+                // Its writer would not see a reader by the other name: no read-only fallback.
+                assertEquals(ExitCodes.FAILED, status(mvbt(command, link.toString())), command);
+            }
+        } finally {
+            System.setErr(savedErr);
+        }
+        // Writers that take turns by the other name hold the file's lock shared: a reader's look at
+        // it passes, but the tool's own writer has met them and does not read beside them either.
+        try (FileChannel channel = FileChannel.open(link, StandardOpenOption.READ);
+                FileLock turns = channel.lock(Long.MAX_VALUE - 1, 1, true)) {
+            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+            assertEquals(ExitCodes.FAILED, status(mvbt("stat", file.toString())));
+        } finally {
+            System.setErr(savedErr);
+        }
+        String said = err.toString(StandardCharsets.UTF_8);
+        assertTrue(said.contains("another name") && !said.contains("note:"), said);
+        assertEquals(ExitCodes.OK, status(mvbt("check", link.toString())), "by either name once the writer is gone");
+    }
+
     @Test
     void aHotCopyIsOneCommittedRevision() throws Exception {
         Path file = dir.resolve("live.mvbt");
