@@ -1197,6 +1197,8 @@ public final class Store implements AutoCloseable {
         }
         if (sharedFile == null) {
             checkpoint();
+            // The background checkpoint this one waited for may have failed: then nothing is durable.
+            checkUnfailed();
             shrink(false);
             dropZerosAhead();
             return;
@@ -1208,6 +1210,7 @@ public final class Store implements AutoCloseable {
         } finally {
             writer.release();
         }
+        checkUnfailed();
     }
 
     /**

@@ -1,10 +1,12 @@
 package io.mvbt.revisions;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
 
@@ -48,6 +50,46 @@ class RetryAfterFailedSyncTest {
         Thread.sleep(500);
         assertEquals(after, syncs.get(), "the background checkpointer fsynced again after a failed fsync");
         assertEquals(durableBefore, store.stats().durableRevision());
+        store.close();
+    }
+
+    @Test
+    void aSyncThatWaitedForAFailedCheckpointFailsToo() throws Exception {
+        AtomicInteger failNext = new AtomicInteger();
+        ForwardingPageStore failing = new ForwardingPageStore(new PowerCutPageStore(4096)) {
+            @Override
+            public void sync() {
+                if (failNext.getAndSet(0) == 1) {
+                    throw new StorageException("fdatasync failed: EIO (injected)");
+                }
+                pages.sync();
+            }
+        };
+        GatedSyncPageStore gated = new GatedSyncPageStore(failing);
+        Store store = Store.over(gated, StoreOptions.defaults().durability(Durability.NORMAL)
+                .checkpointInterval(Duration.ofMillis(50)).checkpointBytes(1L << 40), true);
+        Thread.sleep(200);
+        // The background checkpointer's next fsync is held, then fails; sync() waits for it meanwhile.
+        GatedSyncPageStore.Gate gate = gated.gate(1);
+        failNext.set(1);
+        try (WriteTxn tx = store.beginWrite()) {
+            tx.put(tx.createTreeIfAbsent("t"), "k".getBytes(), "v".getBytes());
+            tx.commit(Durability.NORMAL);
+        }
+        gate.awaitEntered();
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Thread syncing = new Thread(() -> {
+            try {
+                store.sync();
+            } catch (Throwable t) {
+                thrown.set(t);
+            }
+        });
+        syncing.start();
+        Thread.sleep(100);
+        gate.release();
+        syncing.join(10_000);
+        assertInstanceOf(StoreFailedException.class, thrown.get(), "sync() returned as if its commits were durable");
         store.close();
     }
 }
