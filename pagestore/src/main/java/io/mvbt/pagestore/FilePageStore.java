@@ -79,11 +79,11 @@ public final class FilePageStore extends RegionPageStore {
     private FilePageStore(Path path, int pageSize, FileChannel channel, LockFile lockFile, boolean created,
             boolean readOnly, boolean shared, StoreFileLock storeLock, Object fileKey) {
         super(pageSize);
-        this.storeLock = storeLock;
-        this.fileKey = fileKey;
         this.path = path;
         this.channel = channel;
         this.lockFile = lockFile;
+        this.storeLock = storeLock;
+        this.fileKey = fileKey;
         this.created = created;
         this.readOnly = readOnly;
         this.shared = shared;
@@ -164,7 +164,8 @@ public final class FilePageStore extends RegionPageStore {
 
     /**
      * Opens an existing store file for reading only: mapped read-only, no writer lock, nothing ever
-     * written to it (the lock file beside it is written: it holds the reader table).
+     * written to it (the lock file beside it is written: it holds the reader table). Refused with
+     * {@link WriterByAnotherNameException} if a sole writer writes it beside another lock file.
      */
     public static FilePageStore openReadOnly(Path path, PageSizeReader existing, int readerSlots) {
         NativeAccess.require();
