@@ -44,6 +44,27 @@ class FileIdentityTest {
         }
     }
 
+    /** A store of ten keys at {@code name} in the test's folder, closed. */
+    private Path storeOfTen(String name) {
+        Path path = dir.resolve(name);
+        try (Store store = Store.open(path, StoreOptions.defaults())) {
+            putRound(store, 1, 10);
+        }
+        return path;
+    }
+
+    /** Entries of tree "t" that a read-only store of {@code path} sees. */
+    private static long countReadOnly(Path path) {
+        try (Store reader = Store.openReadOnly(path); Snapshot s = reader.beginRead()) {
+            return s.count(reader.tree("t"));
+        }
+    }
+
+    /** The output of an {@link OpenStoreChild} refused because the store's writer has another name. */
+    private static void assertRefusedByName(String child, String says) {
+        assertTrue(child.startsWith("WriterByAnotherNameException") && child.contains(says), child);
+    }
+
     @Test
     void aSymbolicLinkLeadsToTheSameLockFile() throws Exception {
         Path path = dir.resolve("s.mvbt");
@@ -71,7 +92,7 @@ class FileIdentityTest {
                     () -> Store.open(link, StoreOptions.defaults()));
             assertTrue(inThisJvm.getMessage().contains("another name"), inThisJvm.getMessage());
             String child = ChildJvm.run(true, OpenStoreChild.class, link.toString());
-            assertTrue(child.startsWith("WriterByAnotherNameException") && child.contains("another name"), child);
+            assertRefusedByName(child, "another name");
             putRound(store, 2, 10);
         }
         try (Store store = Store.open(link, StoreOptions.defaults()); Snapshot s = store.beginRead()) {
@@ -87,11 +108,9 @@ class FileIdentityTest {
             putRound(store, 1, 10);
             Files.createLink(link, path);
             // Closing its channel drops every POSIX lock this process holds on the file.
-            try (Store reader = Store.openReadOnly(path); Snapshot s = reader.beginRead()) {
-                assertEquals(10, s.count(reader.tree("t")));
-            }
+            assertEquals(10, countReadOnly(path));
             String child = ChildJvm.run(true, OpenStoreChild.class, link.toString());
-            assertTrue(child.startsWith("WriterByAnotherNameException") && child.contains("another name"), child);
+            assertRefusedByName(child, "another name");
         }
     }
 
@@ -105,13 +124,11 @@ class FileIdentityTest {
             StoreLockedException here = assertThrows(StoreLockedException.class, () -> Store.openReadOnly(link));
             assertTrue(here.getMessage().contains("would not see"), here.getMessage());
             String child = ChildJvm.run(true, OpenStoreChild.class, link.toString(), "read-only");
-            assertTrue(child.startsWith("WriterByAnotherNameException") && child.contains("would not see"), child);
+            assertRefusedByName(child, "would not see");
             // By the writer's name, readers of any process are seen and welcome.
             child = ChildJvm.run(true, OpenStoreChild.class, path.toString(), "read-only");
             assertTrue(child.startsWith("opened at revision"), child);
-            try (Store reader = Store.openReadOnly(path); Snapshot s = reader.beginRead()) {
-                assertEquals(10, s.count(reader.tree("t")));
-            }
+            assertEquals(10, countReadOnly(path));
         }
         String child = ChildJvm.run(true, OpenStoreChild.class, link.toString(), "read-only");
         assertTrue(child.startsWith("opened at revision"), child);
@@ -119,10 +136,7 @@ class FileIdentityTest {
 
     @Test
     void aSoleWriterWaitsOutAReaderLookingAtTheFile() throws Exception {
-        Path path = dir.resolve("w.mvbt");
-        try (Store store = Store.open(path, StoreOptions.defaults())) {
-            putRound(store, 1, 10);
-        }
+        Path path = storeOfTen("w.mvbt");
         // A reader's look holds the byte shared; a slow one (a pause, a loaded host) for a while.
         Process looker = ChildJvm.start(null, FileByteLockChild.class, path.toString(), "shared", "150");
         try {
@@ -137,11 +151,8 @@ class FileIdentityTest {
 
     @Test
     void aReaderIsRefusedBesideAWriterByAnotherNameWhateverItsLockFileStillNames() throws Exception {
-        Path path = dir.resolve("k.mvbt");
+        Path path = storeOfTen("k.mvbt");
         Path link = dir.resolve("k-hard.mvbt");
-        try (Store store = Store.open(path, StoreOptions.defaults())) {
-            putRound(store, 1, 10);
-        }
         Files.createLink(link, path);
         Process exited = new ProcessBuilder("true").start();
         exited.waitFor();
@@ -156,9 +167,7 @@ class FileIdentityTest {
             } finally {
                 writer.destroyForcibly().waitFor();
             }
-            try (Store reader = Store.openReadOnly(path); Snapshot s = reader.beginRead()) {
-                assertEquals(10, s.count(reader.tree("t")));
-            }
+            assertEquals(10, countReadOnly(path));
         }
     }
 
@@ -169,7 +178,7 @@ class FileIdentityTest {
             putRound(store, 1, 10);
             Files.delete(dir.resolve("l.mvbt-lock"));
             String child = ChildJvm.run(true, OpenStoreChild.class, path.toString());
-            assertTrue(child.startsWith("WriterByAnotherNameException") && child.contains("another name"), child);
+            assertRefusedByName(child, "another name");
         }
     }
 
@@ -183,9 +192,7 @@ class FileIdentityTest {
             assertTrue(Files.exists(data.resolve("early.mvbt-lock")), "the lock file is beside the store");
             assertTrue(Files.notExists(dir.resolve("early.mvbt-lock")), "not beside the link");
             // A reader by the store's own name meets the writer's lock file.
-            try (Store reader = Store.openReadOnly(data.resolve("early.mvbt")); Snapshot s = reader.beginRead()) {
-                assertEquals(10, s.count(reader.tree("t")));
-            }
+            assertEquals(10, countReadOnly(data.resolve("early.mvbt")));
         }
     }
 
@@ -226,11 +233,8 @@ class FileIdentityTest {
 
     @Test
     void aReaderOfAFileReplacedUnderItsReaderTableOpensIt() throws Exception {
-        Path path = dir.resolve("s.mvbt");
+        Path path = storeOfTen("s.mvbt");
         Path backup = dir.resolve("backup.mvbt");
-        try (Store store = Store.open(path, StoreOptions.defaults())) {
-            putRound(store, 1, 10);
-        }
         Files.copy(path, backup);
         // A reader keeps the reader table open while a writer announces newer metas and leaves.
         try (Store first = Store.openReadOnly(path)) {
