@@ -12,6 +12,16 @@ import io.mvbt.pagestore.CorruptionException;
  * them in place. Splits, merges and redistribution keep entry counts of every subtree exact in the
  * branch entries above it, with no extra page writes.
  *
+ * <p>Every edit leaves the tree with these invariants, which {@link TreeChecker} checks:
+ * <ol>
+ * <li>no node of a non-empty tree is empty (an emptied node leaves its parent at once);
+ * <li>the first entry of a branch carries no key (it stands for everything below the second);
+ * <li>the keys of a child lie in [its separator, the next separator) of its parent;
+ * <li>a branch entry counts exactly the entries below it, and is marked inline-only only if no
+ *     value below it is in overflow pages;
+ * <li>a page this transaction did not write is not changed: it is copied first.
+ * </ol>
+ *
  * <p>Not thread-safe; one editor serves one writer. The scratch memory it owns is reused, so an
  * edit allocates nothing on the heap.
  */
@@ -202,7 +212,13 @@ public final class TreeEditor {
     /**
      * Appends entries in ascending key order along the right edge of a tree, filling each leaf and
      * branch to a fill factor, bottom-up: no search and no split per entry. Works on an empty tree
-     * and past the last key of a non-empty one. Only one loader at a time per editor.
+     * and past the last key of a non-empty one. Only one loader at a time per editor; other trees
+     * may be edited while it is open.
+     *
+     * <p>Keeps: {@code open[level]} is the last page of each level, written by this transaction;
+     * the last entry of every open branch counts every entry appended under it so far; a new page
+     * of a level starts with a keyless entry; a separator pushed up is the shortest prefix of the
+     * new key that sorts above the last key before it, so it lies in (that key, new key].
      */
     public final class Loader {
         private final PageWriter writer;
@@ -428,6 +444,12 @@ public final class TreeEditor {
         pointParentAt(level, copyNo);
     }
 
+    /**
+     * Deletes [lo, hi) below the page on the path at {@code level} and returns how many went.
+     * Children wholly inside the range are detached unread, the two edge children are cut
+     * recursively and their counts reduced; then an edge left empty is removed and one left
+     * underfull merged with a neighbour, so every node that stays holds an entry.
+     */
     private long deleteIn(int level, Object loBase, long loOff, int loLen, Object hiBase, long hiOff, int hiLen) {
         long page = pathAddress[level];
         if (Node.isLeaf(page)) {
@@ -457,10 +479,27 @@ public final class TreeEditor {
         if (b - 1 > a) {
             Node.removeRange(page, pageSize, a + 1, b);
         }
-        if (a + 1 < Node.count(page)) {
-            fixChild(page, a + 1, childLevel);
+        // Children a and a + 1 (the old b) are the edges of the cut: either may now be empty or
+        // underfull. Empty ones go first, so that a merge never pours a neighbour into an empty
+        // branch (its first entry would then carry the parent's separator as a key).
+        int right = a + 1 < Node.count(page) ? a + 1 : -1;
+        if (right >= 0 && childIsEmpty(page, right, childLevel)) {
+            removeChild(page, right);
+            right = -1;
         }
-        fixChild(page, a, childLevel);
+        int left = a;
+        if (childIsEmpty(page, left, childLevel)) {
+            removeChild(page, left);
+            left = -1;
+            right = right >= 0 ? right - 1 : -1;
+        }
+        // Merging the right edge first keeps index a valid: it merges with a + 2 or into a.
+        if (right >= 0) {
+            mergeIfUnderfull(page, right, childLevel);
+        }
+        if (left >= 0 && left < Node.count(page)) {
+            mergeIfUnderfull(page, left, childLevel);
+        }
         return removed;
     }
 
@@ -475,22 +514,21 @@ public final class TreeEditor {
         return removed;
     }
 
+    private boolean childIsEmpty(long parent, int i, int childLevel) {
+        long child = w.page(Node.child(parent, i), Node.childRevision(parent, i),
+                childLevel == 0 ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH);
+        return Node.count(child) == 0;
+    }
+
     /**
-     * After a range deletion: removes child {@code i} if it is empty, or merges it with a neighbour
-     * if it is underfull and the two fit one page. Never splits, so the parent cannot grow.
+     * After a range deletion: merges the non-empty child {@code i} with a neighbour if it is
+     * underfull (or a branch with one child) and the two fit one page. Never splits, so the parent
+     * cannot grow.
      */
-    private void fixChild(long parent, int i, int childLevel) {
-        if (i >= Node.count(parent)) {
-            return;
-        }
-        long childNo = Node.child(parent, i);
-        long childRevision = Node.childRevision(parent, i);
+    private void mergeIfUnderfull(long parent, int i, int childLevel) {
         boolean leaf = childLevel == 0;
-        long child = w.page(childNo, childRevision, leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH);
-        if (Node.count(child) == 0) {
-            removeChild(parent, i, childNo, childRevision);
-            return;
-        }
+        long child = w.page(Node.child(parent, i), Node.childRevision(parent, i),
+                leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH);
         boolean underfull = Node.usedBytes(child, pageSize) < limits.minFill || (!leaf && Node.count(child) == 1);
         if (!underfull || Node.count(parent) < 2) {
             return;
@@ -507,8 +545,8 @@ public final class TreeEditor {
     }
 
     /** Frees the empty child {@code i} and takes it out of {@code parent}. */
-    private void removeChild(long parent, int i, long childNo, long childRevision) {
-        w.free(childNo, childRevision, 1);
+    private void removeChild(long parent, int i) {
+        w.free(Node.child(parent, i), Node.childRevision(parent, i), 1);
         Node.remove(parent, i);
         if (i == 0 && Node.count(parent) > 0) {
             // The new first child covers everything below the old one's range too.
@@ -863,7 +901,7 @@ public final class TreeEditor {
         if (Node.count(page) == 0) {
             // Possible under a one-child branch (right-edge splits and bulk loads make them): with no
             // sibling to merge into, the empty page leaves its parent, which is then rebalanced.
-            removeChild(parent, i, pathPage[level], w.revision());
+            removeChild(parent, i);
             rebalance(level - 1);
             return;
         }
@@ -888,7 +926,13 @@ public final class TreeEditor {
         redistribute(level, parent, leftIndex, left, right, leaf);
     }
 
+    /**
+     * Moves every entry of {@code right} to the end of {@code left} and removes {@code right} from
+     * the parent. Both hold entries: an empty node is removed instead, because a branch merged
+     * into while empty would take the parent's separator as the key of its first entry.
+     */
     private void merge(long parent, int leftIndex, long left, long right, boolean leaf) {
+        assert Node.count(left) > 0 && Node.count(right) > 0 : "merge of an empty node";
         int rightIndex = leftIndex + 1;
         int n = Node.count(right);
         int start = 0;

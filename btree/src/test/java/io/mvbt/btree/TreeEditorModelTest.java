@@ -159,6 +159,8 @@ class TreeEditorModelTest {
             ok = cursor.prev();
         }
         assertFalse(ok, where);
+        TreeChecker.check(pages, pages.limits, root, -1, (pageNo, n, revision) -> {
+        });
         long[] counted = countPages(pages, root);
         assertEquals(pages.pagesInUse(), counted[0] + counted[1] + counted[2], where + ": page accounting");
         TreeWalker.walk(pages, root, -1, new TreeWalker.Visitor() {
