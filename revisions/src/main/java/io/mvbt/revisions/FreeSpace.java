@@ -270,6 +270,13 @@ final class FreeSpace {
         }
     }
 
+    /** Calls {@code sink} with each run the running transaction allocated (some perhaps freed since). */
+    void forEachAllocated(PendingPages.Sink sink) {
+        for (int i = 0; i < allocated.size(); i += 2) {
+            sink.release(allocated.getLong(i), (int) allocated.getLong(i + 1));
+        }
+    }
+
     /** Frees a run; pages of the running transaction are reusable at once. */
     void free(long page, long written, int pages) {
         for (long p = page; p < page + pages; p++) {

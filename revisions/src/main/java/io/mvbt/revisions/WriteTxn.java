@@ -442,6 +442,9 @@ public final class WriteTxn extends View implements AutoCloseable {
                 foldIntoCatalog();
                 fresh = FreshRoots.NONE;
             }
+            if (store.options().checked()) {
+                check();
+            }
             store.commit(this, catalog, fresh, roots, durability);
             done = true;
         } finally {
@@ -491,6 +494,21 @@ public final class WriteTxn extends View implements AutoCloseable {
                 Catalog.delete(editor, pages, catalog, state.tree.key());
             }
         }
+    }
+
+    /** The checked mode: refuses to publish a revision whose written pages break an invariant. */
+    private void check() {
+        CommitCheck check = new CommitCheck(revision, pages, editor.limits(), store.space());
+        check.tree("catalog", catalog);
+        for (TreeState state : scratch.states) {
+            if (changedHere(state) && state.exists) {
+                check.tree("tree '" + state.tree.name().replace("\0", "\\0") + "'", state.root);
+                if (state.tree == store.garbageTree()) {
+                    check.detached(state.root);
+                }
+            }
+        }
+        check.noLeaks();
     }
 
     /** Throws away everything the transaction wrote. */

@@ -1,0 +1,96 @@
+package io.mvbt.revisions;
+
+import io.mvbt.btree.PageReader;
+import io.mvbt.btree.PageValidator;
+import io.mvbt.btree.TreeChecker;
+import io.mvbt.btree.TreeLimits;
+import io.mvbt.btree.TreeRoot;
+import io.mvbt.btree.TreeWalker;
+import io.mvbt.pagestore.CorruptionException;
+
+/**
+ * The checked mode's look at a commit before it is published ({@link StoreOptions#checked}): every
+ * page the transaction wrote is checked with the invariants that span pages ({@link TreeChecker}),
+ * is reached once, and is in use; and every page it allocated and still holds is reached (none
+ * leaked). Copy-on-write bounds the work by the pages written and their direct children, not by
+ * the size of the store.
+ */
+final class CommitCheck {
+    private final long revision;
+    private final PageReader pages;
+    private final TreeLimits limits;
+    private final FreeSpace space;
+    private final PageSet reached = new PageSet();
+    private String tree;
+
+    CommitCheck(long revision, PageReader pages, TreeLimits limits, FreeSpace space) {
+        this.revision = revision;
+        this.pages = pages;
+        this.limits = limits;
+        this.space = space;
+    }
+
+    /** Checks the pages of {@code root} this commit wrote; {@code name} says which tree, in failures. */
+    void tree(String name, TreeRoot root) {
+        tree = name;
+        try {
+            TreeChecker.check(pages, limits, root, revision - 1, this::reached);
+        } catch (CorruptionException e) {
+            String prefix = "page " + e.pageNo() + ": ";
+            String problem = e.getMessage().startsWith(prefix) ? e.getMessage().substring(prefix.length())
+                    : e.getMessage();
+            throw refused(e.pageNo(), problem, e);
+        }
+    }
+
+    private void reached(long pageNo, int count, long written) {
+        for (long p = pageNo; p < pageNo + count; p++) {
+            if (!reached.set(p)) {
+                throw refused(p, "reached twice", null);
+            }
+            if (!space.inUse.get(p)) {
+                throw refused(p, "reached but marked free", null);
+            }
+        }
+    }
+
+    /**
+     * Detached subtrees that this transaction wrote (a tree built and dropped, or loaded and cut,
+     * in one transaction) wait in the garbage tree to be freed: their pages are reached there.
+     */
+    void detached(TreeRoot garbage) {
+        tree = "detached subtrees";
+        RevisionWalker.forEachDetached(pages, garbage, subtree -> {
+            if (subtree.revision() == revision) {
+                TreeWalker.walk(pages, subtree.root(), revision - 1, new TreeWalker.Visitor() {
+                    @Override
+                    public void node(long pageNo, long written, long address, int level) {
+                        reached(pageNo, 1, written);
+                    }
+
+                    @Override
+                    public void overflow(long pageNo, long written, long address) {
+                        reached(pageNo, PageValidator.overflowPages(address), written);
+                    }
+                });
+            }
+        });
+    }
+
+    /** After every tree: each page the transaction allocated and did not free is reached. */
+    void noLeaks() {
+        tree = null;
+        space.forEachAllocated((page, count) -> {
+            for (long p = page; p < page + count; p++) {
+                if (space.inUse.get(p) && !reached.get(p)) {
+                    throw refused(p, "written by the commit but nothing reaches it (a leak)", null);
+                }
+            }
+        });
+    }
+
+    private CorruptionException refused(long pageNo, String problem, Throwable cause) {
+        return new CorruptionException(pageNo, "checked mode refused the commit of revision " + revision
+                + (tree != null ? " (" + tree + ")" : "") + ": " + problem, cause);
+    }
+}
