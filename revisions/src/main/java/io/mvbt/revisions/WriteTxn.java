@@ -1,6 +1,7 @@
 package io.mvbt.revisions;
 
 import java.lang.ref.WeakReference;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -226,6 +227,36 @@ public final class WriteTxn extends View implements AutoCloseable {
         return cursors == null ? 0 : cursors.size();
     }
 
+    /** Whether the tree exists in this transaction (also while a bulk load into it is open). */
+    @Override
+    public boolean hasTree(Tree tree) {
+        checkUsable();
+        return state(tree).exists;
+    }
+
+    /** Names of the trees, in order, with the trees this transaction created or dropped. */
+    @Override
+    public List<String> treeNames() {
+        List<String> names = super.treeNames();
+        boolean changed = false;
+        for (TreeState state : scratch.states) {
+            if (state == null || state.revision != revision || state.exists == state.existedBefore
+                    || state.tree == store.garbageTree()) {
+                continue;
+            }
+            changed = true;
+            if (state.exists) {
+                names.add(state.tree.name());
+            } else {
+                names.remove(state.tree.name());
+            }
+        }
+        if (changed) {
+            names.sort((a, b) -> Keys.compare(a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8)));
+        }
+        return names;
+    }
+
     /** Creates an empty tree; it exists for readers once the transaction commits. */
     public Tree createTree(String name) {
         checkUsable();
@@ -257,6 +288,10 @@ public final class WriteTxn extends View implements AutoCloseable {
         TreeState state = state(tree);
         if (!state.exists) {
             return false;
+        }
+        if (load != null && load.tree() == tree) {
+            // Its loader would go on appending to pages the drop hands to the garbage list.
+            throw new IllegalStateException("a bulk load into '" + tree.name() + "' is open: close it first");
         }
         changing();
         try {
