@@ -14,6 +14,9 @@ import java.util.NavigableMap;
 import java.util.Random;
 import java.util.TreeMap;
 
+import io.mvbt.btree.Node;
+import io.mvbt.btree.TreeLimits;
+
 /**
  * Our own model-based random testing, as H2's TestRandomMapOps and bbolt do: a seed generates a
  * list of operations; the list runs against a store and against a model (a TreeMap per tree, and a
@@ -25,8 +28,8 @@ import java.util.TreeMap;
  */
 final class ModelHarness {
     enum Kind {
-        PUT, DELETE, DELETE_RUN, DELETE_RANGE, BULK_LOAD, COMMIT_SYNC, COMMIT_NORMAL, ABORT, OPEN_SNAPSHOT,
-        CLOSE_SNAPSHOT, CHECK_SNAPSHOT, CURSOR_WALK, CREATE_TREE, DROP_TREE, REOPEN, CHECK_STORE
+        PUT, DELETE, DELETE_RUN, DELETE_RANGE, BULK_LOAD, BULK_LOAD_OPEN, COMMIT_SYNC, COMMIT_NORMAL, ABORT,
+        OPEN_SNAPSHOT, CLOSE_SNAPSHOT, CHECK_SNAPSHOT, CURSOR_WALK, CREATE_TREE, DROP_TREE, REOPEN, CHECK_STORE
     }
 
     /** One operation with its random choices. */
@@ -37,7 +40,8 @@ final class ModelHarness {
         }
     }
 
-    static final String[] TREES = {"a", "b", "a-tree-with-a-rather-long-name-" + "x".repeat(100)};
+    /** A one-letter name, and one of the longest allowed (255 UTF-8 bytes, one character of two). */
+    static final String[] TREES = {"a", "b", "long-\u00fc-" + "x".repeat(Tree.MAX_NAME_BYTES - 8)};
     static final int KEYS = 400;
 
     /** Where a run keeps its store. */
@@ -136,8 +140,10 @@ final class ModelHarness {
                 kind = Kind.CHECK_STORE;
             } else if (x < 965) {
                 kind = Kind.DELETE_RANGE;
-            } else if (x < 975) {
+            } else if (x < 972) {
                 kind = Kind.BULK_LOAD;
+            } else if (x < 978) {
+                kind = Kind.BULK_LOAD_OPEN;
             } else {
                 kind = Kind.PUT;
             }
@@ -222,6 +228,9 @@ final class ModelHarness {
         private Map<String, TreeMap<byte[], byte[]>> working;
         private final List<Snapshot> snapshots = new ArrayList<>();
         private final List<Map<String, TreeMap<byte[], byte[]>>> snapshotModels = new ArrayList<>();
+        /** A bulk load left open while the transaction goes on, and the tree it loads. */
+        private BulkLoad openLoad;
+        private String openLoadTree;
         private int step;
 
         Execution(Path dir) {
@@ -282,6 +291,7 @@ final class ModelHarness {
         }
 
         private void finishTxn(boolean abort) {
+            openLoad = null;
             if (txn == null) {
                 return;
             }
@@ -298,6 +308,19 @@ final class ModelHarness {
         private void apply(Op op) {
             String name = TREES[op.tree()];
             Tree tree = store.tree(name);
+            if (openLoad != null && name.equals(openLoadTree) && op.kind() != Kind.BULK_LOAD_OPEN && usesTheTree(op)) {
+                // The tree takes no other write while its load is open, and such a write changes nothing.
+                if (op.kind() == Kind.PUT) {
+                    try {
+                        txn.put(tree, key(op.key()), new byte[1]);
+                        throw new AssertionError("step " + step + ": a put into a tree with an open load was taken");
+                    } catch (IllegalStateException expected) {
+                        // As documented.
+                    }
+                }
+                openLoad.close();
+                openLoad = null;
+            }
             switch (op.kind()) {
                 case PUT -> {
                     WriteTxn t = txn();
@@ -306,7 +329,7 @@ final class ModelHarness {
                         return;
                     }
                     byte[] k = key(op.key());
-                    byte[] v = value(op.value(), op.pick());
+                    byte[] v = value(op.value(), op.pick(), k.length);
                     boolean inserted = t.put(tree, k, v);
                     expect(inserted == !m.containsKey(k), "put reports new=" + inserted);
                     m.put(k, v);
@@ -346,20 +369,33 @@ final class ModelHarness {
                     // Empty ranges, single keys, runs within a leaf, whole subtrees, the whole tree.
                     byte[] from = key(op.key());
                     byte[] to;
-                    int shape = op.pick() % 7;
+                    int shape = op.pick() % 9;
+                    byte[][] keys = shape >= 6 && !m.isEmpty() ? m.keySet().toArray(new byte[0][]) : null;
                     if (shape == 0) {
                         to = from;
                     } else if (shape == 1 && m.higherKey(from) != null) {
                         to = m.higherKey(from);
                     } else if (shape == 2) {
                         from = new byte[0];
-                        to = new byte[] {(byte) 0xff, (byte) 0xff};
+                        to = maxKey();
                     } else if (shape == 3) {
                         // A prefix of the tree: its first children go, the rest stays.
                         to = from;
                         from = new byte[0];
                     } else if (shape == 4) {
-                        to = new byte[] {(byte) 0xff, (byte) 0xff};
+                        to = maxKey();
+                    } else if (keys != null) {
+                        // By position, so that loaded keys are cut too: one key, a leaf or so, subtrees.
+                        int i = op.value() % keys.length;
+                        int[] widths = {1, 8, 60, 400};
+                        int j = Math.min(keys.length - 1, i + widths[op.key() % widths.length]);
+                        from = keys[i];
+                        to = keys[j];
+                        if (shape == 7) {
+                            // Bounds between keys as well as on them.
+                            from = Arrays.copyOf(from, Math.min(pageSize / 4, from.length + 1));
+                            to = to.length > 0 ? Arrays.copyOf(to, to.length - 1) : to;
+                        }
                     } else {
                         to = key((op.key() + 1 + op.value() % 300) % KEYS);
                     }
@@ -374,33 +410,54 @@ final class ModelHarness {
                     expect(deleted == expected, "deleteRange removed " + deleted + ", model " + expected);
                     range.clear();
                 }
-                case BULK_LOAD -> {
+                case BULK_LOAD, BULK_LOAD_OPEN -> {
                     WriteTxn t = txn();
                     TreeMap<byte[], byte[]> m = working.get(name);
                     if (m == null) {
                         return;
                     }
-                    // Appends ascending keys past the tree's last key ("z..." sorts after every key used).
-                    int n = 1 + op.value() % 400;
-                    String prefix = "z" + (m.isEmpty() ? "" : new String(m.lastKey()).replace('z', 'y'));
-                    byte[] last = m.isEmpty() ? null : m.lastKey();
-                    try (BulkLoad load = t.bulkLoad(tree, op.pick() % 2 == 0 ? 1.0 : 0.7)) {
-                        for (int i = 0; i < n; i++) {
-                            byte[] k = (prefix + String.format("%06d", i)).getBytes();
-                            if (last != null && java.util.Arrays.compareUnsigned(k, last) <= 0) {
-                                continue;
-                            }
-                            if (k.length > pageSize / 4) {
-                                break;
-                            }
-                            byte[] v = value((op.value() + 7 * i) % 1000, op.pick() + i);
-                            load.add(k, v);
-                            m.put(k, v);
+                    boolean keepOpen = op.kind() == Kind.BULK_LOAD_OPEN;
+                    BulkLoad load;
+                    if (openLoad != null && name.equals(openLoadTree)) {
+                        load = openLoad;
+                    } else {
+                        if (openLoad != null) {
+                            openLoad.close();
+                            openLoad = null;
                         }
+                        double fill = switch (op.pick() % 4) {
+                            case 0 -> 1.0;
+                            case 1 -> 0.01;
+                            default -> 0.5 + (op.pick() % 50) / 100.0;
+                        };
+                        load = t.bulkLoad(tree, fill);
+                    }
+                    // Keys above the tree's last key, of lengths drawn as for every key.
+                    Random r = new Random(op.pick() * 31L + op.value());
+                    int n = op.value() % 3 == 0 ? 1 + op.value() % 400 : 1 + op.value() % 20;
+                    byte[] last = m.isEmpty() ? null : m.lastKey();
+                    for (int i = 0; i < n; i++) {
+                        byte[] k = above(last, r);
+                        if (k == null) {
+                            break;
+                        }
+                        byte[] v = value((op.value() + 7 * i) % 1000, op.pick() + i, k.length);
+                        load.add(k, v);
+                        m.put(k, v);
+                        last = k;
+                    }
+                    if (keepOpen) {
+                        openLoad = load;
+                        openLoadTree = name;
+                    } else {
+                        load.close();
+                        openLoad = null;
                     }
                 }
                 case COMMIT_SYNC, COMMIT_NORMAL -> {
                     if (txn != null) {
+                        // A commit ends an open bulk load.
+                        openLoad = null;
                         txn.commit(op.kind() == Kind.COMMIT_SYNC ? Durability.SYNC : Durability.NORMAL);
                         committed = working;
                         txn = null;
@@ -464,6 +521,14 @@ final class ModelHarness {
                     }
                 }
             }
+        }
+
+        /** Whether the operation reads or writes its tree inside the transaction. */
+        private boolean usesTheTree(Op op) {
+            return switch (op.kind()) {
+                case PUT, DELETE, DELETE_RUN, DELETE_RANGE, BULK_LOAD, DROP_TREE, CURSOR_WALK, CHECK_SNAPSHOT -> true;
+                default -> false;
+            };
         }
 
         private void verifyPoint(Op op, String name, Tree tree) {
@@ -616,33 +681,97 @@ final class ModelHarness {
 
     // ------------------------------------------------------------------ data
 
-    /** Keys of several shapes: short, shared prefixes, and some at the maximum length. */
+    /**
+     * Keys of every allowed length, weighted to the edges (empty, one byte, just under the limit,
+     * the limit), with shared prefixes and without.
+     */
     byte[] key(int n) {
-        switch (n % 8) {
-            case 0:
-                byte[] k = new byte[pageSize / 4];
+        int max = pageSize / 4;
+        switch (n % 12) {
+            case 0: {
+                byte[] k = new byte[max - (n / 12) % 3];
                 Arrays.fill(k, (byte) 0x7f);
                 byte[] suffix = Integer.toString(n).getBytes();
                 System.arraycopy(suffix, 0, k, k.length - suffix.length, suffix.length);
                 return k;
+            }
             case 1:
                 return new byte[] {(byte) n, (byte) (n >> 8)};
             case 2:
                 return ("common/prefix/that/is/shared/" + n).getBytes();
+            case 3:
+                // The empty key, and one-byte keys.
+                return n == 3 ? new byte[0] : new byte[] {(byte) (n >> 2)};
+            case 4: {
+                // Any length up to the limit, from a seed: long shared runs and random tails.
+                Random r = new Random(n);
+                byte[] k = new byte[r.nextInt(max + 1)];
+                int shared = r.nextInt(k.length + 1);
+                for (int i = 0; i < k.length; i++) {
+                    k[i] = i < shared ? (byte) 'a' : (byte) r.nextInt(256);
+                }
+                return k;
+            }
             default:
                 return String.format("k%05d", n).getBytes();
         }
     }
 
-    /** Values: empty, small, medium, and large enough for overflow pages. */
-    byte[] value(int size, int seed) {
+    /** The largest key of the longest length: every key but itself sorts below it. */
+    byte[] maxKey() {
+        byte[] k = new byte[pageSize / 4];
+        Arrays.fill(k, (byte) 0xff);
+        return k;
+    }
+
+    /** A key above {@code last} (null: any key), of a length drawn as for every key; null if none is left. */
+    byte[] above(byte[] last, Random r) {
+        int max = pageSize / 4;
+        int length = switch (r.nextInt(6)) {
+            case 0 -> max;
+            case 1 -> max - 1;
+            case 2 -> r.nextInt(max + 1);
+            default -> 1 + r.nextInt(16);
+        };
+        if (last == null) {
+            byte[] k = new byte[length];
+            r.nextBytes(k);
+            return k;
+        }
+        if (length > last.length) {
+            byte[] k = Arrays.copyOf(last, length);
+            for (int i = last.length; i < length; i++) {
+                k[i] = (byte) r.nextInt(256);
+            }
+            return k;
+        }
+        // The first `length` bytes of last, plus one: above last wherever the carry stops.
+        byte[] k = Arrays.copyOf(last, length);
+        for (int i = length - 1; i >= 0; i--) {
+            if (k[i] != (byte) 0xff) {
+                k[i]++;
+                return k;
+            }
+            k[i] = 0;
+        }
+        return last.length < max ? Arrays.copyOf(last, last.length + 1) : null;
+    }
+
+    /**
+     * Values: empty, small, medium, a byte either side of the largest kept inline with a key of
+     * {@code keyLength} bytes, and large enough for overflow pages.
+     */
+    byte[] value(int size, int seed, int keyLength) {
         int length;
         if (size < 80) {
             length = 0;
         } else if (size < 700) {
             length = size % 120;
-        } else if (size < 950) {
+        } else if (size < 900) {
             length = 200 + size;
+        } else if (size < 950) {
+            int inlineMax = new TreeLimits(pageSize).maxInlineEntry - Node.LEAF_ENTRY_HEADER - keyLength;
+            length = Math.max(0, inlineMax - 1 + size % 3);
         } else {
             length = pageSize * (1 + size % 4) + size;
         }

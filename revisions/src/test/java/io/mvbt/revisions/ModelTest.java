@@ -30,6 +30,13 @@ class ModelTest {
         run(new ModelHarness(true, 65536), Integer.getInteger("mvbt.seeds", 3));
     }
 
+    @Test
+    void everyOtherPageSizeMatchesTheModel() {
+        for (int pageSize : new int[] {8192, 16384, 32768}) {
+            run(new ModelHarness(pageSize == 16384, pageSize), Integer.getInteger("mvbt.seeds", 3));
+        }
+    }
+
     /**
      * Found by seed 847333: deletions leave garbage in the right-edge branch, and a bulk load in the
      * same transaction appended separators to it as if its free bytes were contiguous, overwriting
@@ -68,6 +75,22 @@ class ModelTest {
         ops.add(new Op(Kind.COMMIT_NORMAL, 1, 0, 0, 0));
         ops.add(new Op(Kind.CHECK_STORE, 1, 0, 0, 0));
         new ModelHarness(true, 4096).run(ops);
+    }
+
+    /**
+     * Issue 27, found by seed 63352 at 8 KiB pages: a range delete after a bulk load in the same
+     * transaction emptied the first child of a branch and merged the last one into it, and the
+     * branch's first entry took a key; the commit returned, and every read after a reopen failed.
+     */
+    @Test
+    void rangeDeleteAfterABulkLoadInTheSameTransaction() {
+        List<Op> ops = new ArrayList<>();
+        ops.add(new Op(Kind.CREATE_TREE, 2, 4, 43, 126068));
+        ops.add(new Op(Kind.PUT, 2, 250, 557, 108156));
+        ops.add(new Op(Kind.BULK_LOAD_OPEN, 2, 136, 885, 885005));
+        ops.add(new Op(Kind.DELETE_RANGE, 2, 195, 487, 89223));
+        ops.add(new Op(Kind.REOPEN, 2, 0, 0, 1));
+        new ModelHarness(true, 8192).run(ops);
     }
 
     /** Runs {@code seeds} seeds of {@link #OPS} operations, or the one {@code -Dmvbt.seed} names. */
