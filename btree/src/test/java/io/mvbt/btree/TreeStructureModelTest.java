@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Test;
  * one editor, as a transaction's trees and its catalog do.
  *
  * <p>A failure names its seed and page size and prints the operations shrunk to a minimal list;
- * {@code -Dmvbt.seed=N -Dmvbt.pageSize=P} replays one, {@code -Dmvbt.treeOps=N} sets the
- * operations per seed for the long profile.
+ * {@code -Dmvbt.seed=N -Dmvbt.pageSize=P} replays one; {@code -Dmvbt.treeSeeds=N} sets the seeds
+ * per page size (4, or 400 in the long profile) and {@code -Dmvbt.treeOps=N} the operations per seed.
  */
 class TreeStructureModelTest {
     private static final long BASE = UnsafeApi.arrayBaseOffset(byte[].class);
@@ -50,7 +50,7 @@ class TreeStructureModelTest {
             check(Long.parseLong(replay), Integer.getInteger("mvbt.pageSize", 4096), ops());
             return;
         }
-        int seeds = Integer.getInteger("mvbt.treeSeeds", 4);
+        int seeds = Integer.getInteger("mvbt.treeSeeds", "long".equals(System.getProperty("mvbt.profile")) ? 400 : 4);
         for (int pageSize : PAGE_SIZES) {
             for (long seed = 1; seed <= seeds; seed++) {
                 check(seed * 1_000_003L + pageSize, pageSize, ops());

@@ -10,30 +10,31 @@ import io.mvbt.revisions.ModelHarness.Op;
 
 /**
  * Random operation lists against the TreeMap model (see {@link ModelHarness}). Replay one seed with
- * {@code -Dmvbt.seed=N}; run more with {@code -Dmvbt.seeds=N}.
+ * {@code -Dmvbt.seed=N}; run more with {@code -Dmvbt.seeds=N}, or the long profile's counts with
+ * {@code -Dmvbt.profile=long}.
  */
 class ModelTest {
     private static final int OPS = 1500;
 
     @Test
     void memoryStoreMatchesTheModel() {
-        run(new ModelHarness(false, 4096), Integer.getInteger("mvbt.seeds", 40));
+        run(new ModelHarness(false, 4096), seeds(40, 2_000));
     }
 
     @Test
     void fileStoreMatchesTheModel() {
-        run(new ModelHarness(true, 4096), Integer.getInteger("mvbt.seeds", 15));
+        run(new ModelHarness(true, 4096), seeds(15, 1_000));
     }
 
     @Test
     void largePagesMatchTheModel() {
-        run(new ModelHarness(true, 65536), Integer.getInteger("mvbt.seeds", 3));
+        run(new ModelHarness(true, 65536), seeds(3, 300));
     }
 
     @Test
     void everyOtherPageSizeMatchesTheModel() {
         for (int pageSize : new int[] {8192, 16384, 32768}) {
-            run(new ModelHarness(pageSize == 16384, pageSize), Integer.getInteger("mvbt.seeds", 3));
+            run(new ModelHarness(pageSize == 16384, pageSize), seeds(3, 300));
         }
     }
 
@@ -91,6 +92,11 @@ class ModelTest {
         ops.add(new Op(Kind.DELETE_RANGE, 2, 195, 487, 89223));
         ops.add(new Op(Kind.REOPEN, 2, 0, 0, 1));
         new ModelHarness(true, 8192).run(ops);
+    }
+
+    /** Seeds per configuration: {@code -Dmvbt.seeds}, else the short or long profile's. */
+    private static int seeds(int shortRun, int longRun) {
+        return Integer.getInteger("mvbt.seeds", "long".equals(System.getProperty("mvbt.profile")) ? longRun : shortRun);
     }
 
     /** Runs {@code seeds} seeds of {@link #OPS} operations, or the one {@code -Dmvbt.seed} names. */
