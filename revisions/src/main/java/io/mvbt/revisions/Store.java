@@ -111,7 +111,7 @@ public final class Store implements AutoCloseable {
     private final ConcurrentHashMap<String, Tree> trees = new ConcurrentHashMap<>();
     private final AtomicInteger treeIds = new AtomicInteger();
     /** The internal tree listing detached subtrees not yet freed. */
-    private final Tree garbageTree = new Tree(Garbage.NAME, treeIds.getAndIncrement(), true);
+    private final Tree garbageTree = new Tree(Garbage.NAME, treeIds.getAndIncrement(), this, true);
     private final Checkpointer checkpointer;
     /** Takes the write faults of the pages the writer allocates after a checkpoint; null if none are taken. */
     private final Prefaulter prefaulter;
@@ -561,9 +561,18 @@ public final class Store implements AutoCloseable {
     public Tree tree(String name) {
         Tree tree = trees.get(name);
         if (tree == null) {
-            tree = trees.computeIfAbsent(name, n -> new Tree(n, treeIds.getAndIncrement()));
+            tree = trees.computeIfAbsent(name, n -> new Tree(n, treeIds.getAndIncrement(), this));
         }
         return tree;
+    }
+
+    /**
+     * This store's handle for {@code tree}: the same one, or, for a handle of another Store object
+     * (an earlier open of this file, say), the handle of the same name here. Handle ids index
+     * per-store caches, so a foreign id must never reach them.
+     */
+    Tree own(Tree tree) {
+        return tree.owner() == this ? tree : tree(tree.name());
     }
 
     int treeCount() {
@@ -575,7 +584,8 @@ public final class Store implements AutoCloseable {
     }
 
     /** The root of {@code tree} in revision {@code r}, or {@link Revision#ABSENT}; cached per revision. */
-    TreeRoot rootOf(Revision r, Tree tree) {
+    TreeRoot rootOf(Revision r, Tree handle) {
+        Tree tree = own(handle);
         int id = tree.id();
         TreeRoot[] roots = r.roots;
         if (id < roots.length) {

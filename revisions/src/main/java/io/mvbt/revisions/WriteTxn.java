@@ -118,13 +118,15 @@ public final class WriteTxn extends View implements AutoCloseable {
     @Override
     TreeRoot rootOf(Tree tree) {
         TreeState state = state(tree);
-        if (load != null && load.tree() == tree) {
+        if (load != null && load.tree() == state.tree) {
             throw new IllegalStateException("a bulk load into '" + tree.name() + "' is open: close it first");
         }
         return state.exists ? state.root : Revision.ABSENT;
     }
 
-    private TreeState state(Tree tree) {
+    /** The transaction's state of the tree; a handle of another Store object means the tree of its name. */
+    private TreeState state(Tree handle) {
+        Tree tree = store.own(handle);
         int id = tree.id();
         TreeState[] states = scratch.states;
         if (id >= states.length) {
@@ -147,7 +149,7 @@ public final class WriteTxn extends View implements AutoCloseable {
         if (!state.exists) {
             throw new TreeNotFoundException("there is no tree '" + tree.name() + "'");
         }
-        if (load != null && load.tree() == tree) {
+        if (load != null && load.tree() == state.tree) {
             throw new IllegalStateException("a bulk load into '" + tree.name() + "' is open: close it first");
         }
         return state;
@@ -165,7 +167,7 @@ public final class WriteTxn extends View implements AutoCloseable {
         }
         changing();
         state.dirty = true;
-        load = new BulkLoad(this, tree, editor.loader(pages, state.root, fill));
+        load = new BulkLoad(this, state.tree, editor.loader(pages, state.root, fill));
         return load;
     }
 
@@ -289,7 +291,7 @@ public final class WriteTxn extends View implements AutoCloseable {
         if (!state.exists) {
             return false;
         }
-        if (load != null && load.tree() == tree) {
+        if (load != null && load.tree() == state.tree) {
             // Its loader would go on appending to pages the drop hands to the garbage list.
             throw new IllegalStateException("a bulk load into '" + tree.name() + "' is open: close it first");
         }

@@ -40,8 +40,12 @@ final class ModelHarness {
         }
     }
 
-    /** A one-letter name, and one of the longest allowed (255 UTF-8 bytes, one character of two). */
-    static final String[] TREES = {"a", "b", "long-\u00fc-" + "x".repeat(Tree.MAX_NAME_BYTES - 8)};
+    /**
+     * A one-letter name, one of the longest allowed (255 UTF-8 bytes, one character of two), and
+     * one with a character outside the BMP (a surrogate pair).
+     */
+    static final String[] TREES = {"a", "b", "long-\u00fc-" + "x".repeat(Tree.MAX_NAME_BYTES - 8),
+        "pair-\uD83D\uDE00"};
     static final int KEYS = 400;
 
     /** Where a run keeps its store. */
@@ -228,6 +232,7 @@ final class ModelHarness {
         private Map<String, TreeMap<byte[], byte[]>> working;
         private final List<Snapshot> snapshots = new ArrayList<>();
         private final List<Map<String, TreeMap<byte[], byte[]>>> snapshotModels = new ArrayList<>();
+        private final Tree[] handles = new Tree[TREES.length];
         /** A bulk load left open while the transaction goes on, and the tree it loads. */
         private BulkLoad openLoad;
         private String openLoadTree;
@@ -269,6 +274,17 @@ final class ModelHarness {
             }
         }
 
+        /**
+         * The handle of a tree, from the first Store object of the run: after a reopen, handles of
+         * a closed store must still reach their trees.
+         */
+        private Tree handle(int tree) {
+            if (handles[tree] == null) {
+                handles[tree] = store.tree(TREES[tree]);
+            }
+            return handles[tree];
+        }
+
         private void open() {
             StoreOptions options = StoreOptions.defaults().pageSize(pageSize).durability(Durability.NORMAL);
             store = storage.open(dir, options);
@@ -307,7 +323,7 @@ final class ModelHarness {
 
         private void apply(Op op) {
             String name = TREES[op.tree()];
-            Tree tree = store.tree(name);
+            Tree tree = handle(op.tree());
             if (openLoad != null && name.equals(openLoadTree) && op.kind() != Kind.BULK_LOAD_OPEN && usesTheTree(op)) {
                 // The tree takes no other write while its load is open, and such a write changes nothing.
                 if (op.kind() == Kind.PUT) {
@@ -623,7 +639,7 @@ final class ModelHarness {
 
         private void verifyAll(ReadView v, Map<String, TreeMap<byte[], byte[]>> model, String where) {
             for (String name : TREES) {
-                Tree tree = store.tree(name);
+                Tree tree = handle(java.util.Arrays.asList(TREES).indexOf(name));
                 TreeMap<byte[], byte[]> m = model.get(name);
                 expect(v.hasTree(tree) == (m != null), where + ": hasTree(" + name + ")");
                 if (m == null) {
