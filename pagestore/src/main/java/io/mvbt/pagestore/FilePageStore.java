@@ -120,6 +120,7 @@ public final class FilePageStore extends RegionPageStore {
             throw new StorageException("cannot open store file " + path + ": not a regular file");
         }
         boolean shared = turnTimeoutNanos >= 0;
+        refuseIfNotAStore(path, existing);
         LockFile lockFile = LockFile.open(path, readerSlots);
         StoreFileLock storeLock = null;
         boolean locked = false;
@@ -172,6 +173,7 @@ public final class FilePageStore extends RegionPageStore {
         if (!java.nio.file.Files.isRegularFile(path)) {
             throw new StorageException("no store file at " + path);
         }
+        refuseIfNotAStore(path, existing);
         LockFile lockFile = LockFile.open(path, readerSlots);
         FileChannel channel = null;
         Object fileKey = null;
@@ -200,10 +202,36 @@ public final class FilePageStore extends RegionPageStore {
     }
 
     /**
+     * Refuses a file that is not a store (nor one whose creation was cut short) before the lock
+     * file beside it is made: a failed open must not leave a lock file behind. The open reads the
+     * page size again under its locks; this look only keeps strangers out.
+     */
+    private static void refuseIfNotAStore(Path path, PageSizeReader existing) {
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+            long size = channel.size();
+            if (size > 0) {
+                existing.pageSize(channel, size);
+            }
+        } catch (java.nio.file.NoSuchFileException e) {
+            // Created by the open.
+        } catch (IOException e) {
+            throw new StorageException("cannot open store file " + path + ": " + reason(e), e);
+        }
+    }
+
+    /**
      * What went wrong, with its kind: a file-system exception's message is often just the path
      * ("access denied" is in the class name alone).
      */
     static String reason(IOException e) {
+        if (e instanceof java.nio.channels.ClosedByInterruptException) {
+            return "the thread was interrupted, and an interrupt during file I/O closes the file's channel for good"
+                    + " (reopen the store)";
+        }
+        if (e instanceof java.nio.channels.ClosedChannelException) {
+            return "the file's channel is closed (an interrupt of a thread doing file I/O closes it for every thread;"
+                    + " reopen the store)";
+        }
         String kind = e.getClass().getSimpleName().replace("Exception", "");
         return kind + (e.getMessage() == null ? "" : ": " + e.getMessage());
     }
@@ -254,7 +282,7 @@ public final class FilePageStore extends RegionPageStore {
                 // The writer may have cut the file (a free tail, zeros written ahead) between its
                 // length and the mapping, which then reaches past the end: look again.
                 if (attempt == 3) {
-                    throw new StorageException("cannot map " + path + ": " + e.getMessage(), e);
+                    throw new StorageException("cannot map " + path + ": " + reason(e), e);
                 }
             }
         }
@@ -295,7 +323,7 @@ public final class FilePageStore extends RegionPageStore {
             zeroedBytes = bytes;
             setPageCount(bytes / pageSize());
         } catch (IOException e) {
-            throw new StorageException("cannot map " + path + ": " + e.getMessage(), e);
+            throw new StorageException("cannot map " + path + ": " + reason(e), e);
         }
     }
 
@@ -353,7 +381,7 @@ public final class FilePageStore extends RegionPageStore {
             }
             fileBytes = oldBytes;
             zeroedBytes = oldBytes;
-            throw new StorageException("cannot grow " + path + " to " + newBytes + " bytes: " + e.getMessage(), e);
+            throw new StorageException("cannot grow " + path + " to " + newBytes + " bytes: " + reason(e), e);
         }
     }
 
@@ -426,7 +454,7 @@ public final class FilePageStore extends RegionPageStore {
             zeroedBytes = newBytes;
             zeroAheadLimit = newBytes;
         } catch (IOException e) {
-            throw new StorageException("cannot truncate " + path + " to " + newBytes + " bytes: " + e.getMessage(), e);
+            throw new StorageException("cannot truncate " + path + " to " + newBytes + " bytes: " + reason(e), e);
         }
     }
 
@@ -467,7 +495,7 @@ public final class FilePageStore extends RegionPageStore {
                 position += channel.write(source, position);
             }
         } catch (IOException e) {
-            throw new StorageException("cannot write page " + pageNo + " of " + path + ": " + e.getMessage(), e);
+            throw new StorageException("cannot write page " + pageNo + " of " + path + ": " + reason(e), e);
         }
     }
 
@@ -482,7 +510,7 @@ public final class FilePageStore extends RegionPageStore {
         try {
             channel.force(false);
         } catch (IOException e) {
-            throw new StorageException("fdatasync of " + path + " failed: " + e.getMessage(), e);
+            throw new StorageException("fdatasync of " + path + " failed: " + reason(e), e);
         }
     }
 

@@ -312,7 +312,7 @@ public final class LockFile implements AutoCloseable {
         try {
             return channel.tryLock(position, 1, shared);
         } catch (IOException e) {
-            throw new StorageException("cannot lock " + path + ": " + e.getMessage(), e);
+            throw new StorageException("cannot lock " + path + ": " + FilePageStore.reason(e), e);
         }
     }
 

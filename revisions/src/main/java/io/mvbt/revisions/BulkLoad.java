@@ -36,8 +36,7 @@ public final class BulkLoad implements AutoCloseable {
         try {
             loader.add(key, View.BYTE_BASE, key.length, value, View.BYTE_BASE, value.length);
         } catch (RuntimeException e) {
-            txn.poison(e);
-            throw e;
+            throw txn.poisoned(e);
         }
     }
 
@@ -47,8 +46,7 @@ public final class BulkLoad implements AutoCloseable {
             loader.add(key.byteArray(), key.addressOffset(), key.capacity(), value.byteArray(), value.addressOffset(),
                     value.capacity());
         } catch (RuntimeException e) {
-            txn.poison(e);
-            throw e;
+            throw txn.poisoned(e);
         }
     }
 

@@ -1169,23 +1169,28 @@ public final class Store implements AutoCloseable {
             sync.run();
         } catch (StorageException e) {
             failed(e);
-            throw new StoreFailedException("fsync failed; the store refuses further writes until it is reopened: "
-                    + e.getMessage(), e);
+            // An interrupt that closed the channel is no disk failure, and is not reported as one.
+            throw new StoreFailedException((channelClosed(e) ? "" : "fsync failed; ")
+                    + "the store refuses further writes until it is reopened: " + e.getMessage(), e);
         }
     }
 
+    private static boolean channelClosed(StorageException e) {
+        return e.getCause() instanceof ClosedChannelException;
+    }
+
     /**
-     * A positional write that found the file's channel closed: an interrupt of the writing thread
-     * closes it for good, so no later write could succeed either, and the store refuses writes
-     * until it is reopened. Any other failure (a full disk) leaves it writable: the transaction aborts.
+     * A write (or a growth of the file) that found the file's channel closed: an interrupt of a
+     * thread doing file I/O closes it for good, so no later write could succeed either, and the
+     * store refuses writes until it is reopened. Any other failure (a full disk) leaves it
+     * writable: the transaction aborts.
      */
     RuntimeException writeFailed(StorageException e) {
-        if (!(e.getCause() instanceof ClosedChannelException)) {
+        if (!channelClosed(e)) {
             return e;
         }
         failed(e);
-        return new StoreFailedException("a write found the file closed (an interrupt of the writing thread closes it);"
-                + " the store refuses further writes until it is reopened: " + e.getMessage(), e);
+        return new StoreFailedException("the store refuses further writes until it is reopened: " + e.getMessage(), e);
     }
 
     void failed(Throwable t) {
@@ -1572,15 +1577,43 @@ public final class Store implements AutoCloseable {
         if (closed) {
             return;
         }
+        // File I/O on an interrupted thread closes the channel for good, and a close must finish:
+        // the interrupt is set aside until it has, and restored then.
+        boolean interrupted = Thread.interrupted();
         try {
-            if (!writer.tryAcquire(options.writeTimeout().toNanos(), TimeUnit.NANOSECONDS)) {
-                throw new WriteTimeoutException("close waited " + options.writeTimeout()
-                        + " for the write transaction to end");
+            awaitWriterForClose();
+            closeHoldingWriter();
+        } finally {
+            if (interrupted || Thread.interrupted()) {
+                Thread.currentThread().interrupt();
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new MvbtException("interrupted while closing " + describe());
         }
+    }
+
+    /** Waits up to the write timeout for the write transaction to end; interrupts do not cut it short. */
+    private void awaitWriterForClose() {
+        long deadline = System.nanoTime() + options.writeTimeout().toNanos();
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    if (writer.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                        return;
+                    }
+                    throw new WriteTimeoutException("close waited " + options.writeTimeout()
+                            + " for the write transaction to end");
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void closeHoldingWriter() {
         try {
             if (checkpointer != null) {
                 checkpointer.stop();

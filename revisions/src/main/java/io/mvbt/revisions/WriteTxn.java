@@ -13,6 +13,7 @@ import io.mvbt.btree.PageReader;
 import io.mvbt.btree.TreeCursor;
 import io.mvbt.btree.TreeEditor;
 import io.mvbt.btree.TreeRoot;
+import io.mvbt.pagestore.StorageException;
 
 /**
  * The single write transaction of a store. It reads the newest revision plus its own writes, and
@@ -193,9 +194,11 @@ public final class WriteTxn extends View implements AutoCloseable {
      * A write that failed part way (a full disk in the middle of a split, say) may have left its
      * tree half-changed: the transaction can only be aborted from now on. Returns the failure.
      */
-    private RuntimeException poisoned(RuntimeException failure) {
-        poison(failure);
-        return failure;
+    RuntimeException poisoned(RuntimeException failure) {
+        // A growth of the file that found its channel closed fails the store, not only this transaction.
+        RuntimeException reported = failure instanceof StorageException s ? store.writeFailed(s) : failure;
+        poison(reported);
+        return reported;
     }
 
     private Error poisoned(Error failure) {
@@ -484,6 +487,8 @@ public final class WriteTxn extends View implements AutoCloseable {
             }
             store.commit(this, catalog, fresh, roots, durability);
             done = true;
+        } catch (StorageException e) {
+            throw store.writeFailed(e);
         } finally {
             finish(!done);
         }
