@@ -207,13 +207,13 @@ public final class FilePageStore extends RegionPageStore {
      * page size again under its locks; this look only keeps strangers out.
      */
     private static void refuseIfNotAStore(Path path, PageSizeReader existing) {
-        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
-            long size = channel.size();
-            if (size > 0) {
-                existing.pageSize(channel, size);
-            }
-        } catch (java.nio.file.NoSuchFileException e) {
-            // Created by the open.
+        try {
+            StoreFileLock.look(path, channel -> {
+                long size = channel.size();
+                if (size > 0) {
+                    existing.pageSize(channel, size);
+                }
+            });
         } catch (IOException e) {
             throw new StorageException("cannot open store file " + path + ": " + reason(e), e);
         }

@@ -180,6 +180,27 @@ final class StoreFileLock {
                 + "reader's snapshots; open it by the writer's name");
     }
 
+    /** A look at a store file through a channel of its own. */
+    interface Look {
+        void at(FileChannel channel) throws IOException;
+    }
+
+    /**
+     * Looks at the file at {@code path} through a read channel opened and closed for the look,
+     * unless this JVM writes it: closing any descriptor of a file drops every POSIX lock the
+     * process holds on it, the writer's too. Under this class's monitor, so that no writer of this
+     * JVM takes the file meanwhile. A missing file is not looked at.
+     */
+    static synchronized void look(Path path, Look look) throws IOException {
+        Object key = keyOf(path);
+        if (key == null || HELD.containsKey(key)) {
+            return;
+        }
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+            look.at(channel);
+        }
+    }
+
     /** The identity of the file at {@code path} (device and inode), or null if it is missing or not known. */
     static Object keyOf(Path path) throws IOException {
         try {
