@@ -283,7 +283,8 @@ final class IntegrityChecker {
         FreeSpace space = store.space();
         for (Revision held : store.registry().heldRevisions()) {
             FreeMap freeMap = RevisionWalker.freeMapOf(held, store.pageSize());
-            RevisionWalker.walk(reader, held.catalog, held.fresh, freeMap, -1,
+            // An older revision may reach pages that no checkpoint sealed: its own bound applies.
+            RevisionWalker.walk(reader.through(held.sealedThrough), held.catalog, held.fresh, freeMap, -1,
                     (pageNo, revision, type, address, pages) -> {
                         for (long p = pageNo; p < pageNo + pages; p++) {
                             if (space.reusable.get(p) || space.discarded.get(p)) {

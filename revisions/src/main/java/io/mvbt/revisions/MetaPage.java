@@ -180,6 +180,12 @@ final class MetaPage {
         seal(store, checksums, to, length);
     }
 
+    /** Whether the meta in {@code slot} (one this process wrote or adopted) is steady. */
+    static boolean isSteady(PageStore store, int slot) {
+        long page = store.address(slot);
+        return UnsafeApi.getLong(page + DURABLE_REVISION) == UnsafeApi.getLong(page + REVISION);
+    }
+
     private static void seal(PageStore store, Checksums checksums, int slot, int length) {
         long page = store.address(slot);
         // Everything the meta points at must be in memory before the meta can be seen valid.

@@ -20,27 +20,65 @@ final class PageAccess implements PageReader {
     private final TreeLimits limits;
     private final VerifiedPages verified;
     private final int maxRunPages;
-    /** Accept pages without a checksum (sealing after a process crash, when the page cache is intact). */
+    /**
+     * Accept pages without a checksum above {@link #sealedThrough} (pages of commits not yet
+     * checkpointed, which other processes read, and which recovery seals after a process crash).
+     */
     private final boolean trustUnsealed;
+    /**
+     * The revision through which every page read through this access carries a checksum: the
+     * durable revision of the revision read (or that revision itself, if a SYNC commit sealed it).
+     * A page's lifetime is the interval of revisions from the one that wrote it to the one that
+     * freed it, so a page reached from revision r and written at or before that durable revision
+     * d (d <= r) is reached from d too, and d's checkpoint sealed it. A page at or below the bound
+     * without a checksum is therefore damage: the SEALED flag lies outside the checksum, and a
+     * flag cleared by damage must not turn a page into a trusted one. -1: no bound.
+     */
+    private final long sealedThrough;
 
     PageAccess(PageStore store, Checksums checksums, TreeLimits limits, VerifiedPages verified, int maxRunPages,
             boolean trustUnsealed) {
+        this(store, checksums, limits, verified, maxRunPages, trustUnsealed, -1);
+    }
+
+    private PageAccess(PageStore store, Checksums checksums, TreeLimits limits, VerifiedPages verified,
+            int maxRunPages, boolean trustUnsealed, long sealedThrough) {
         this.store = store;
         this.checksums = checksums;
         this.limits = limits;
         this.verified = verified;
         this.maxRunPages = maxRunPages;
         this.trustUnsealed = trustUnsealed;
+        this.sealedThrough = sealedThrough;
     }
 
     PageAccess withTrustUnsealed() {
-        return new PageAccess(store, checksums, limits, verified, maxRunPages, true);
+        return new PageAccess(store, checksums, limits, verified, maxRunPages, true, sealedThrough);
     }
 
     /** A reader that validates every page it reads, whatever the cache says (for the checker). */
     PageAccess uncached() {
-        return new PageAccess(store, checksums, limits,
-                verified == null ? null : new VerifiedPages(), maxRunPages, trustUnsealed);
+        return new PageAccess(store, checksums, limits, verified == null ? null : new VerifiedPages(), maxRunPages,
+                trustUnsealed, sealedThrough);
+    }
+
+    /** This access for the pages of a revision whose pages are sealed through {@code revision}. */
+    PageAccess through(long revision) {
+        return revision == sealedThrough ? this
+                : new PageAccess(store, checksums, limits, verified, maxRunPages, trustUnsealed, revision);
+    }
+
+    /**
+     * For recovery weighing a meta: requires seals through {@code revision} and accepts unsealed
+     * pages above it only if {@code trustUnsealedAbove}. The cache is shared: a page that verified
+     * under one meta's rule holds under the rule of any older meta, which is never stricter.
+     */
+    PageAccess forMeta(long revision, boolean trustUnsealedAbove) {
+        return new PageAccess(store, checksums, limits, verified, maxRunPages, trustUnsealedAbove, revision);
+    }
+
+    long sealedThrough() {
+        return sealedThrough;
     }
 
     @Override
@@ -106,6 +144,9 @@ final class PageAccess implements PageReader {
                         "checksum mismatch (stored %08x, computed %08x) in a %s page", expected, actual,
                         PageHeader.typeName(type)));
             }
+        } else if (revision <= sealedThrough) {
+            throw new CorruptionException(pageNo, "has no checksum, though every page of revision " + sealedThrough
+                    + " and older that the revision read reaches is sealed: its SEALED flag was cleared (damage)");
         } else if (!trustUnsealed) {
             throw new CorruptionException(pageNo, "has no checksum: it was written after the last durable commit"
                     + " and cannot be trusted");

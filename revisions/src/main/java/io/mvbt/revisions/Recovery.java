@@ -12,15 +12,27 @@ import io.mvbt.pagestore.PageStore;
  *
  * <ul>
  * <li>A steady meta (written after its pages were synced) is trusted as it is.
- * <li>A meta written in the current boot is trusted: only the process died, the page cache holds
- * every page it wrote.
- * <li>A sealed meta is trusted if every page written after its durable revision is intact
- * (header, revision and checksum): a commit whose pages did not all reach the disk is rejected,
- * and the store opens at the commit before it.
+ * <li>Any other meta is trusted if every page written after its durable revision verifies:
+ * header, revision and structure, and the checksum of every page the meta says is sealed (all of
+ * them for a sealed meta, the one a SYNC commit writes). A commit whose pages did not all reach
+ * the file is rejected, and the store opens at the commit before it.
+ * <li>Unsealed pages (of NORMAL commits after the last checkpoint) are accepted only from a meta
+ * of the current boot: only the process died, so the page cache holds what the writer wrote, and
+ * their structure is checked in case the storage lost writes all the same (a network file system,
+ * a writeback error). After a reboot such a meta is rejected: its pages may never have been
+ * written.
  * </ul>
+ *
+ * Recovery never checksums a page it has not verified this way, and never accepts a page without
+ * a checksum at or below the revision its meta says is sealed: the SEALED flag lies outside the
+ * checksum, so damage can clear it.
  */
 final class Recovery {
     private Recovery() {
+    }
+
+    /** The meta to open at, and the newer revisions rejected because their pages did not verify. */
+    record Choice(MetaPage.Record meta, List<String> dropped) {
     }
 
     /** Valid metas of every slot, newest first. */
@@ -48,42 +60,51 @@ final class Recovery {
     }
 
     /** The meta to open at. */
-    static MetaPage.Record choose(PageStore store, List<MetaPage.Record> metas, PageAccess verifier) {
+    static Choice choose(PageStore store, List<MetaPage.Record> metas, PageAccess access) {
         if (metas.isEmpty()) {
             throw new CorruptionException(-1, "no valid meta page in " + store.describe()
                     + ": not an mvbt store, or every meta slot is damaged");
         }
         StringBuilder rejected = new StringBuilder();
+        List<String> dropped = new ArrayList<>();
         for (MetaPage.Record m : metas) {
+            boolean thisBoot = BootId.isCurrent(m.bootHigh, m.bootLow);
             if (m.pageCount > store.pageCount()) {
                 String why = "revision " + m.revision + " needs " + m.pageCount + " pages but the file holds "
                         + store.pageCount();
                 // A durable revision, or one this boot's page cache still holds (only the process
                 // died): the file lost pages that were written, which is damage, not a commit cut short.
-                if (m.steady() || BootId.isCurrent(m.bootHigh, m.bootLow)) {
+                if (m.steady() || thisBoot) {
                     throw new CorruptionException(-1, store.describe() + " is truncated: "
                             + (m.steady() ? "durable " : "") + why + "; nothing was written");
                 }
                 rejected.append("; ").append(why);
                 continue;
             }
-            if (m.steady() || BootId.isCurrent(m.bootHigh, m.bootLow)) {
-                return m;
+            if (m.steady()) {
+                return new Choice(m, dropped);
             }
-            if (!m.sealed()) {
+            if (!m.sealed() && !thisBoot) {
                 rejected.append("; revision ").append(m.revision).append(" was not synced before a restart");
                 continue;
             }
             try {
-                RevisionWalker.walk(verifier, m.catalog, m.fresh, freeMapOf(m, store.pageSize()), m.durableRevision,
-                        (pageNo, revision, type, address, pages) -> { });
-                return m;
+                RevisionWalker.walk(access.forMeta(sealedThrough(m), thisBoot), m.catalog, m.fresh,
+                        freeMapOf(m, store.pageSize()), m.durableRevision, (pageNo, revision, type, address, pages) -> {
+                        });
+                return new Choice(m, dropped);
             } catch (CorruptionException e) {
-                rejected.append("; revision ").append(m.revision).append(" is incomplete (").append(e.getMessage())
-                        .append(')');
+                String why = "revision " + m.revision + " did not verify (" + e.getMessage() + ")";
+                rejected.append("; ").append(why);
+                dropped.add(why);
             }
         }
         throw new CorruptionException(-1, "no meta of " + store.describe() + " can be trusted" + rejected);
+    }
+
+    /** The revision through which every page of {@code m} carries a checksum. */
+    static long sealedThrough(MetaPage.Record m) {
+        return m.sealed() ? m.revision : m.durableRevision;
     }
 
     private static FreeMap freeMapOf(MetaPage.Record m, int pageSize) {

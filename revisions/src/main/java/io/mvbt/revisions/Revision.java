@@ -23,9 +23,23 @@ final class Revision {
     final long freeMapRevision;
     final int freeMapHeight;
     final TreeRoot[] roots;
+    /**
+     * Revision through which every page this one reaches carries a checksum: its own if a SYNC
+     * commit sealed it, else the durable one (see {@link PageAccess}); -1 where no bound is kept.
+     */
+    final long sealedThrough;
+    /** The page reader for this revision's bound, made on first use. */
+    private volatile PageAccess reader;
 
     Revision(long revision, long durableRevision, TreeRoot catalog, FreshRoots fresh, long pageCount, long commitMillis,
             long freeMapRoot, long freeMapRevision, int freeMapHeight, TreeRoot[] roots) {
+        this(revision, durableRevision, catalog, fresh, pageCount, commitMillis, freeMapRoot, freeMapRevision,
+                freeMapHeight, roots, -1);
+    }
+
+    private Revision(long revision, long durableRevision, TreeRoot catalog, FreshRoots fresh, long pageCount,
+            long commitMillis, long freeMapRoot, long freeMapRevision, int freeMapHeight, TreeRoot[] roots,
+            long sealedThrough) {
         this.revision = revision;
         this.durableRevision = durableRevision;
         this.catalog = catalog;
@@ -36,5 +50,22 @@ final class Revision {
         this.freeMapRevision = freeMapRevision;
         this.freeMapHeight = freeMapHeight;
         this.roots = roots;
+        this.sealedThrough = sealedThrough;
+    }
+
+    /** This revision with pages sealed through {@code bound} (before it is published). */
+    Revision sealedThrough(long bound) {
+        return new Revision(revision, durableRevision, catalog, fresh, pageCount, commitMillis, freeMapRoot,
+                freeMapRevision, freeMapHeight, roots, bound);
+    }
+
+    /** Reads this revision's pages through {@code access}, with this revision's seal bound. */
+    PageAccess reader(PageAccess access) {
+        PageAccess r = reader;
+        if (r == null) {
+            r = access.through(sealedThrough);
+            reader = r;
+        }
+        return r;
     }
 }

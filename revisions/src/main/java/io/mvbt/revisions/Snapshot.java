@@ -67,7 +67,7 @@ public final class Snapshot extends View implements AutoCloseable {
 
     @Override
     PageReader reader() {
-        return store.access();
+        return revision.reader(store.access());
     }
 
     @Override

@@ -135,6 +135,8 @@ public final class Store implements AutoCloseable {
      * page to the next write, and the file's end to a shrink.
      */
     private volatile String damage;
+    /** Newer revisions that recovery found incomplete or damaged and did not open at (see {@link #droppedRevisions}). */
+    private volatile List<String> dropped = List.of();
     /** Held revisions, collected by the writer (writer-owned scratch). */
     private long[] held = new long[128];
     /** Oldest revision a snapshot or checkpoint held at the last look, or -1 (writer thread only). */
@@ -348,7 +350,13 @@ public final class Store implements AutoCloseable {
             storeId = metas.get(0).storeId;
             checksums.seed(storeId);
         }
-        MetaPage.Record m = Recovery.choose(pages, metas, access.uncached());
+        Recovery.Choice choice = Recovery.choose(pages, metas, access);
+        MetaPage.Record m = choice.meta();
+        if (!choice.dropped().isEmpty()) {
+            dropped = choice.dropped();
+            System.getLogger("io.mvbt.recovery").log(System.Logger.Level.WARNING, describe() + " opened at revision "
+                    + m.revision + "; newer revisions were dropped: " + String.join("; ", dropped));
+        }
         long steadySequence = -1;
         boolean wiped = false;
         for (MetaPage.Record r : metas) {
@@ -368,7 +376,7 @@ public final class Store implements AutoCloseable {
         if (wiped) {
             syncOrFail();
         }
-        PageAccess loader = m.steady() ? access : access.withTrustUnsealed();
+        PageAccess loader = (m.steady() ? access : access.withTrustUnsealed()).through(bound(Recovery.sealedThrough(m)));
         freeMap.set(m.freeRoot, m.freeRevision, m.freeHeight);
         freeMap.load(loader, space, m.pageCount);
         for (long flip : m.flips) {
@@ -376,7 +384,8 @@ public final class Store implements AutoCloseable {
         }
         space.loaded();
         latest = new Revision(m.revision, m.durableRevision, m.catalog.copy(), m.fresh, m.pageCount,
-                m.commitMillis, m.freeRoot, m.freeRevision, m.freeHeight, new TreeRoot[0]);
+                m.commitMillis, m.freeRoot, m.freeRevision, m.freeHeight, new TreeRoot[0])
+                .sealedThrough(bound(Recovery.sealedThrough(m)));
         durableRevision = m.durableRevision;
         return m;
     }
@@ -441,7 +450,9 @@ public final class Store implements AutoCloseable {
         if (!metas.isEmpty()) {
             adoptStoreId(metas.get(0).storeId);
         }
-        return Recovery.choose(pages, metas, access.uncached());
+        Recovery.Choice choice = Recovery.choose(pages, metas, access.uncached());
+        dropped = choice.dropped();
+        return choice.meta();
     }
 
     /**
@@ -529,7 +540,7 @@ public final class Store implements AutoCloseable {
     private Revision followedRevision(MetaPage.Record m) {
         return new Revision(m.revision, m.durableRevision, m.catalog.copy(), m.fresh, m.pageCount,
                 m.commitMillis, m.freeRoot, m.freeRevision, m.freeHeight,
-                new TreeRoot[Math.max(16, treeIds.get() + 16)]);
+                new TreeRoot[Math.max(16, treeIds.get() + 16)]).sealedThrough(bound(Recovery.sealedThrough(m)));
     }
 
     /** Takes the id of the store a followed meta belongs to (it seeds the checksums). */
@@ -538,6 +549,15 @@ public final class Store implements AutoCloseable {
             storeId = id;
             checksums.seed(storeId);
         }
+    }
+
+    /**
+     * The revision through which pages must carry a checksum, as this store can promise it (see
+     * {@link PageAccess}). A store that never reuses page numbers (a remote one) keeps no bound:
+     * its readers may hold copies of pages fetched before a checkpoint sealed them.
+     */
+    private long bound(long sealedThrough) {
+        return pages.reusesPages() ? sealedThrough : -1;
     }
 
     /** Records a meta written and announces it to readers in other processes. */
@@ -596,7 +616,7 @@ public final class Store implements AutoCloseable {
         }
         TreeRoot found = r.fresh.lookup(tree.key());
         if (found == null) {
-            found = Catalog.lookup(access, r.catalog, tree.key());
+            found = Catalog.lookup(r.reader(access), r.catalog, tree.key());
         }
         TreeRoot root = found == null ? Revision.ABSENT : found;
         if (id < roots.length) {
@@ -1094,7 +1114,7 @@ public final class Store implements AutoCloseable {
 
     private Revision revisionOf(long revision, long durable, TreeRoot catalog, FreshRoots fresh, TreeRoot[] roots) {
         return new Revision(revision, durable, catalog.copy(), fresh, pages.pageCount(), System.currentTimeMillis(),
-                freeMap.root, freeMap.rootRevision, freeMap.height, roots);
+                freeMap.root, freeMap.rootRevision, freeMap.height, roots).sealedThrough(bound(durable));
     }
 
     /**
@@ -1106,7 +1126,8 @@ public final class Store implements AutoCloseable {
         lockMeta();
         try {
             long durableBefore = durableRevision;
-            Revision r = revisionOf(revision, durableBefore, catalog, fresh, roots);
+            // Sealed whole before it is published: readers require seals through its own revision.
+            Revision r = revisionOf(revision, durableBefore, catalog, fresh, roots).sealedThrough(bound(revision));
             RevisionWalker.seal(sealer, r, durableBefore);
             int slot = slots.choose();
             long seq = slots.takeSequence();
@@ -1284,6 +1305,17 @@ public final class Store implements AutoCloseable {
     }
 
     /**
+     * On close: a checkpoint, and a steady copy of the newest meta if it is not steady yet (a SYNC
+     * commit's meta names the durable revision before it), so that the next open trusts the
+     * file as it is and walks nothing.
+     */
+    private void checkpointSteady() {
+        if (latest.revision != durableRevision || !MetaPage.isSteady(pages, slots.head())) {
+            checkpoint(sealer);
+        }
+    }
+
+    /**
      * Seals (checksums) and syncs every page written since the durable revision, then writes a
      * steady copy of the newest meta and syncs it. The first pass runs beside the writer; a
      * second, short pass under the meta lock covers the commits made meanwhile.
@@ -1299,7 +1331,7 @@ public final class Store implements AutoCloseable {
             try {
                 Revision c = hold(slot);
                 long since = durableRevision;
-                if (c.revision == since) {
+                if (c.revision == since && MetaPage.isSteady(pages, slots.head())) {
                     return;
                 }
                 boolean file = pages.reusesPages();
@@ -1431,7 +1463,8 @@ public final class Store implements AutoCloseable {
         space.shrinkTo(tail);
         Revision base = latest;
         Revision r = new Revision(base.revision + 1, durableRevision, base.catalog, base.fresh, tail,
-                System.currentTimeMillis(), base.freeMapRoot, base.freeMapRevision, base.freeMapHeight, base.roots);
+                System.currentTimeMillis(), base.freeMapRoot, base.freeMapRevision, base.freeMapHeight, base.roots)
+                .sealedThrough(bound(durableRevision));
         lockMeta();
         try {
             int slot = slots.choose();
@@ -1508,6 +1541,17 @@ public final class Store implements AutoCloseable {
         return limits.maxKeySize;
     }
 
+    /**
+     * The revisions newer than the one this store opened at that recovery did not open at because
+     * their pages did not verify (a commit cut short by a power cut, or damage), each with the
+     * reason; empty when it opened at the newest revision the file holds. Recovery also logs them
+     * (logger {@code io.mvbt.recovery}). They are wiped from the file when the store opens for
+     * writing.
+     */
+    public List<String> droppedRevisions() {
+        return dropped;
+    }
+
     /** A consistent picture of the store's revisions, snapshots and pages. */
     public StoreStats stats() {
         checkOpen();
@@ -1530,14 +1574,15 @@ public final class Store implements AutoCloseable {
         if (readOnly) {
             // The free space is the writer's to know: check what a snapshot reaches.
             try (Snapshot s = beginRead()) {
-                return new IntegrityChecker(this, access.uncached()).checkTrees(s.rev(), s.rev().durableRevision);
+                return new IntegrityChecker(this, s.rev().reader(access).uncached()).checkTrees(s.rev(),
+                        s.rev().durableRevision);
             }
         }
         acquireWriter("check");
         try {
             startTurn(options.writeTimeout().toNanos(), "check", options.writeTimeout());
             try {
-                CheckReport report = new IntegrityChecker(this, access.uncached().withTrustUnsealed())
+                CheckReport report = new IntegrityChecker(this, latest.reader(access).uncached().withTrustUnsealed())
                         .check(latest, durableRevision);
                 if (!report.ok() && damage == null) {
                     damage = report.problems().get(0);
@@ -1629,7 +1674,7 @@ public final class Store implements AutoCloseable {
                     if (sharedFile != null) {
                         catchUp();
                     }
-                    checkpoint();
+                    checkpointSteady();
                     if (!pages.reusesPages()) {
                         deleteUnreachable();
                     }

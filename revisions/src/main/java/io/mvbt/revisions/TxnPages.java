@@ -10,7 +10,8 @@ import io.mvbt.pagestore.StorageException;
 /** The page context of the write transaction: reads through {@link PageAccess}, allocates from {@link FreeSpace}. */
 final class TxnPages implements PageWriter {
     private final PageStore store;
-    private final PageAccess access;
+    /** Reads the pages of the transaction's base revision, with that revision's seal bound. */
+    private PageAccess access;
     private final FreeSpace space;
     private final VerifiedPages verified;
     private final int maxRunPages;
@@ -36,8 +37,9 @@ final class TxnPages implements PageWriter {
         return store.maxRunPages();
     }
 
-    void begin(long revision) {
+    void begin(long revision, PageAccess baseReader) {
         this.revision = revision;
+        this.access = baseReader;
         space.begin(revision);
         if (privatePages != null) {
             privatePages.begin();

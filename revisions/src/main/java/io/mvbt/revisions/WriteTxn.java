@@ -85,7 +85,7 @@ public final class WriteTxn extends View implements AutoCloseable {
         this.scratch = scratch;
         this.catalog = scratch.catalog;
         catalog.copyFrom(base.catalog);
-        pages.begin(revision);
+        pages.begin(revision, base.reader(store.access()));
     }
 
     @Override

@@ -36,4 +36,10 @@ class FormatDocTest {
         }
         assertTrue(checked >= 30, "only " + checked + " constants found in docs/format.md");
     }
+
+    @Test
+    void theTitleNamesTheFormatTheCodeWrites() throws Exception {
+        String title = Files.readAllLines(Path.of("../docs/format.md")).get(0);
+        assertEquals("# mvbt file format, version " + MetaPage.FORMAT_VERSION, title);
+    }
 }

@@ -129,6 +129,155 @@ class DamageTest {
         assertTrue(detected > cases / 10, "damage should often be detected: " + detected);
     }
 
+    /** The states a store's newest meta can be in when damage strikes. */
+    enum MetaState {
+        /** Closed cleanly: a steady meta, every page sealed. */
+        CLEAN_CLOSE,
+        /** SYNC commits, then the writer killed: a sealed meta whose durable revision is the one before. */
+        SYNC_THEN_KILL,
+        /** A checkpoint, NORMAL commits, then the writer killed: pages above the durable revision unsealed. */
+        NORMAL_THEN_KILL
+    }
+
+    /**
+     * The SEALED flag lies outside the checksum. Clearing it on any page the newest meta says is
+     * sealed, alone or with a bit of the page's content flipped, must never pass unnoticed: the
+     * store opens at an older revision that does not reach the page, or the page is reported
+     * damaged. Every page kind (leaf, branch, overflow, free map), under every meta state; all
+     * such pages in the long profile, an evenly spread sample in the short one.
+     */
+    @Test
+    void aClearedSealFlagNeverHidesDamage() throws Exception {
+        int perState = Profile.size("mvbt.damage.sealCases", 60, Integer.MAX_VALUE);
+        Random random = new Random(7);
+        int opened = 0;
+        int detected = 0;
+        Map<Integer, Integer> kinds = new TreeMap<>();
+        for (MetaState state : MetaState.values()) {
+            TreeMap<Long, Map<String, TreeMap<byte[], byte[]>>> models = new TreeMap<>();
+            Path file = buildState(state, models);
+            long newest;
+            long sealedThrough;
+            java.util.List<long[]> sealed = new java.util.ArrayList<>();
+            try (Store store = Store.openReadOnly(file); Snapshot s = store.beginRead()) {
+                newest = s.revision();
+                sealedThrough = s.rev().sealedThrough;
+                Revision r = s.rev();
+                RevisionWalker.walk(s.reader(), r.catalog, r.fresh, RevisionWalker.freeMapOf(r, PAGE), -1,
+                        (pageNo, revision, type, address, pages) -> {
+                            if (revision <= sealedThrough) {
+                                sealed.add(new long[] {pageNo, pages, type});
+                            }
+                        });
+            }
+            assertTrue(sealed.size() > 20, state + ": only " + sealed.size() + " sealed pages");
+            int step = Math.max(1, sealed.size() / perState);
+            for (int i = 0; i < sealed.size(); i += step) {
+                long[] page = sealed.get(i);
+                for (boolean changeContent : new boolean[] {false, true}) {
+                    Path copy = dir.resolve("seal-case.mvbt");
+                    Files.copy(file, copy, StandardCopyOption.REPLACE_EXISTING);
+                    Files.deleteIfExists(dir.resolve("seal-case.mvbt-lock"));
+                    String what = state + ", " + io.mvbt.btree.PageHeader.typeName((int) page[2]) + " page " + page[0]
+                            + ": SEALED flag cleared" + (changeContent ? " and a content bit flipped" : "");
+                    try (RandomAccessFile f = new RandomAccessFile(copy.toFile(), "rw")) {
+                        long at = page[0] * PAGE + io.mvbt.btree.PageHeader.FLAGS;
+                        f.seek(at);
+                        int flags = f.read();
+                        f.seek(at);
+                        f.write(flags & ~io.mvbt.btree.PageHeader.FLAG_SEALED);
+                        if (changeContent) {
+                            long content = io.mvbt.btree.PageHeader.SIZE
+                                    + (long) (random.nextDouble() * (page[1] * PAGE - io.mvbt.btree.PageHeader.SIZE));
+                            flipBit(f, page[0] * PAGE + content, random);
+                        }
+                    }
+                    // A reader in another process first (it recovers nothing), then a writer.
+                    for (boolean readOnly : new boolean[] {true, false}) {
+                        Future<Long> outcome = executor.submit(() -> openedRevision(copy, models, readOnly));
+                        long revision;
+                        String how = what + (readOnly ? ", read-only" : ", writer");
+                        try {
+                            revision = outcome.get(60, TimeUnit.SECONDS);
+                        } catch (TimeoutException e) {
+                            throw new AssertionError(how + ": hangs");
+                        } catch (java.util.concurrent.ExecutionException e) {
+                            throw new AssertionError(how + ": " + e.getCause(), e.getCause());
+                        }
+                        // Opened at the newest revision and read it whole without complaint: the damage hid.
+                        assertTrue(revision != newest, how + ": went unnoticed");
+                        if (revision < 0) {
+                            detected++;
+                        } else {
+                            opened++;
+                        }
+                    }
+                    kinds.merge((int) page[2], 1, Integer::sum);
+                }
+            }
+        }
+        System.out.println("cleared seal flags: " + (opened + detected) + " opens of " + kinds + " damaged pages (by"
+                + " page type), "
+                + detected + " CorruptionExceptions, " + opened + " opened at an older revision that does not"
+                + " reach the page, 0 unnoticed");
+    }
+
+    /** A store whose newest meta is in {@code state}; the data of each revision goes to {@code models}. */
+    private static Path buildState(MetaState state, TreeMap<Long, Map<String, TreeMap<byte[], byte[]>>> models)
+            throws IOException {
+        Path path = dir.resolve(state + ".mvbt");
+        Path killed = dir.resolve(state + "-killed.mvbt");
+        Random random = new Random(state.ordinal() + 10);
+        Map<String, TreeMap<byte[], byte[]>> model = new HashMap<>();
+        Durability durability = state == MetaState.SYNC_THEN_KILL ? Durability.SYNC : Durability.NORMAL;
+        try (Store store = Store.open(path, StoreOptions.defaults().durability(durability))) {
+            for (int commit = 0; commit < 8; commit++) {
+                try (WriteTxn tx = store.beginWrite()) {
+                    Tree t = tx.createTreeIfAbsent("t");
+                    TreeMap<byte[], byte[]> m = model.computeIfAbsent("t", n -> ModelHarness.newMap());
+                    // After the checkpoint, small commits: most pages stay sealed.
+                    int puts = state == MetaState.NORMAL_THEN_KILL && commit > 4 ? 5 : 150;
+                    for (int i = 0; i < puts; i++) {
+                        byte[] k = String.format("k-%05d", random.nextInt(3000)).getBytes();
+                        byte[] v = new byte[random.nextInt(30) == 0 ? 9000 : random.nextInt(120)];
+                        random.nextBytes(v);
+                        tx.put(t, k, v);
+                        m.put(k, v);
+                    }
+                    tx.commit();
+                    models.put(tx.revision(), ModelHarness.deepCopy(model));
+                }
+                if (state == MetaState.NORMAL_THEN_KILL && commit == 4) {
+                    store.sync();
+                }
+            }
+            if (state != MetaState.CLEAN_CLOSE) {
+                // What a kill leaves: the file as the page cache holds it, no close.
+                Files.copy(path, killed, StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+        return state == MetaState.CLEAN_CLOSE ? path : killed;
+    }
+
+    /** The revision the store opened at, its data checked against the model; -1 if damage was reported. */
+    private static long openedRevision(Path copy, TreeMap<Long, Map<String, TreeMap<byte[], byte[]>>> models,
+            boolean readOnly) {
+        try (Store store = readOnly ? Store.openReadOnly(copy) : Store.open(copy)) {
+            long revision;
+            try (Snapshot s = store.beginRead()) {
+                revision = s.revision();
+                TreeMap<byte[], byte[]> m = models.floorEntry(revision).getValue().get("t");
+                String diff = CrashWorkload.difference(s, store.tree("t"), m);
+                if (diff != null) {
+                    throw new AssertionError("wrong data at revision " + revision + ": " + diff);
+                }
+            }
+            return store.check().ok() ? revision : -1;
+        } catch (CorruptionException e) {
+            return -1;
+        }
+    }
+
     /** "clean" when the store opened and held the data of a committed revision, "corrupt" when detected. */
     private static String openAndRead(Path copy) {
         try (Store store = Store.open(copy)) {
