@@ -1,6 +1,7 @@
 package io.mvbt.tools;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 
 import io.mvbt.revisions.CheckReport;
@@ -10,7 +11,8 @@ import picocli.CommandLine.Parameters;
 
 /** The integrity checker; the exit status says clean (0) or damaged (1). */
 @Command(name = "check", mixinStandardHelpOptions = true,
-        description = "Check every page, key order, counts and free space. Exit status 0: clean; 1: damaged.")
+        description = "Check every page, key order, counts and free space, and that the newest revisions verify."
+                + " Exit status 0: clean; 1: damaged.")
 final class CheckCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "STORE", description = "The store file.")
     Path store;
@@ -20,19 +22,27 @@ final class CheckCommand implements Callable<Integer> {
         long started = System.nanoTime();
         CheckReport report;
         boolean besideWriter;
+        List<String> dropped;
         try (Store s = StoreFiles.openExisting(store)) {
             besideWriter = s.isReadOnly();
+            dropped = s.droppedRevisions();
             report = s.check();
         }
         long ms = (System.nanoTime() - started) / 1_000_000;
         System.out.printf("revision %,d: %,d pages, %d trees, %,d entries checked in %,d ms%n", report.revision(),
                 report.pagesChecked(), report.trees(), report.entries(), ms);
+        dropped.forEach(d -> System.out.println("problem: a newer " + d));
+        report.problems().forEach(p -> System.out.println("problem: " + p));
+        if (!dropped.isEmpty()) {
+            System.out.printf("damaged: revision %,d is the newest that can be read; %s%n", report.revision(),
+                    StoreFiles.DROPPED_ADVICE);
+            return ExitCodes.DAMAGED;
+        }
         if (report.ok()) {
             System.out.println(besideWriter ? "clean (trees and free map; the free space is the writer's to check)"
                     : "clean");
             return ExitCodes.OK;
         }
-        report.problems().forEach(p -> System.out.println("problem: " + p));
         System.out.printf("damaged: %d problems%n", report.problems().size());
         return ExitCodes.DAMAGED;
     }

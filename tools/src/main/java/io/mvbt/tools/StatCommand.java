@@ -3,6 +3,7 @@ package io.mvbt.tools;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
+import io.mvbt.pagestore.CorruptionException;
 import io.mvbt.revisions.Snapshot;
 import io.mvbt.revisions.Store;
 import io.mvbt.revisions.StoreStats;
@@ -33,14 +34,24 @@ final class StatCommand implements Callable<Integer> {
             }
             long others = s.readers().stream().filter(r -> !r.checkpoint()).count() - 1;
             System.out.printf("  other snapshots open: %,d (mvbt readers lists them)%n", others);
+            s.droppedRevisions().forEach(d -> System.out.println("  damaged: a newer " + d));
+            int damaged = s.droppedRevisions().size();
             for (String name : snapshot.treeNames()) {
-                TreeStats t = snapshot.treeStats(s.tree(name));
                 System.out.printf("tree '%s'%n", name);
+                TreeStats t;
+                try {
+                    t = snapshot.treeStats(s.tree(name));
+                } catch (CorruptionException e) {
+                    // One damaged tree says nothing of the others: go on, and say so in the exit status.
+                    System.out.printf("  damaged: %s (mvbt check lists every problem)%n", e.getMessage());
+                    damaged++;
+                    continue;
+                }
                 System.out.printf("  entries %,d, depth %d%n", t.entries(), t.depth());
                 System.out.printf("  pages: %,d branch, %,d leaf, %,d overflow; leaf fill %.1f%%%n", t.branchPages(),
                         t.leafPages(), t.overflowPages(), t.fill() * 100);
             }
+            return damaged == 0 ? ExitCodes.OK : ExitCodes.DAMAGED;
         }
-        return ExitCodes.OK;
     }
 }

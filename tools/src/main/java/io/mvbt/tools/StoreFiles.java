@@ -2,6 +2,7 @@ package io.mvbt.tools;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import io.mvbt.pagestore.StoreLockedException;
 import io.mvbt.pagestore.WriterByAnotherNameException;
@@ -17,10 +18,19 @@ final class StoreFiles {
 
     /**
      * Opens an existing store; a missing file is an error, never a new empty store. If another
-     * process has it open for writing, opens it read-only beside that writer (and says so).
+     * process has it open for writing, opens it read-only beside that writer (and says so). If its
+     * newest revisions do not verify, opens it read-only at the newest that does, so that the
+     * others are kept (an open for writing would wipe them), and says so.
      */
     static Store openExisting(Path path) {
         requireStore(path, null);
+        Store look = Store.openReadOnly(path);
+        if (!look.droppedRevisions().isEmpty()) {
+            System.err.println("note: the newest revisions of " + path + " do not verify; reading revision "
+                    + look.revision() + " read-only; " + DROPPED_ADVICE);
+            return look;
+        }
+        look.close();
         try {
             return Store.open(path, StoreOptions.defaults().durability(Durability.NORMAL));
         } catch (WriterByAnotherNameException e) {
@@ -32,6 +42,10 @@ final class StoreFiles {
             return readOnly;
         }
     }
+
+    /** What to do about revisions that recovery would drop. */
+    static final String DROPPED_ADVICE = "opening the store for writing drops them for good; mvbt recover STORE"
+            + " TARGET copies the newest revision that verifies into a new store and leaves this one as it is";
 
     /**
      * Refuses a missing or empty file: {@link Store#open} would make a new store of it, and a

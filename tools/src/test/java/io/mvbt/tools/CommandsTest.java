@@ -34,7 +34,7 @@ class CommandsTest {
     Path dir;
 
     /** Runs the tool; returns the exit status and what it printed. */
-    private static Object[] mvbt(String... args) {
+    static Object[] mvbt(String... args) {
         PrintStream saved = System.out;
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
@@ -46,11 +46,11 @@ class CommandsTest {
         }
     }
 
-    private static int status(Object[] result) {
+    static int status(Object[] result) {
         return (Integer) result[0];
     }
 
-    private static String output(Object[] result) {
+    static String output(Object[] result) {
         return (String) result[1];
     }
 
