@@ -344,6 +344,17 @@ public final class FilePageStore extends RegionPageStore {
         setPageCount(bytes / pageSize());
     }
 
+    @Override
+    ByteBuffer mapRun(long pageNo, int pages) {
+        try {
+            FileChannel.MapMode mode = readOnly ? FileChannel.MapMode.READ_ONLY : FileChannel.MapMode.READ_WRITE;
+            return channel.map(mode, pageNo * pageSize(), (long) pages * pageSize());
+        } catch (IOException e) {
+            throw new StorageException("cannot map the run of " + pages + " pages at page " + pageNo + " of " + path
+                    + ": " + reason(e), e);
+        }
+    }
+
     /** Maps the file from the end of what is mapped up to {@code pages}, in regions of at most 1 GiB. */
     private void mapUpTo(long pages) throws IOException {
         long covered = coveredPages();

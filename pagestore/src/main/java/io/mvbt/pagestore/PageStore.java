@@ -61,8 +61,19 @@ public interface PageStore extends AutoCloseable {
     long address(long pageNo);
 
     /**
-     * A fresh {@link java.nio.ByteBuffer} view of a run of pages within one range (for checksums
-     * through the JDK's intrinsics); its position is 0 and its limit the run's length.
+     * Memory address of a run of {@code pages} pages from {@code pageNo}, contiguous however this
+     * process holds the store in memory: a run that another process placed within one of its own
+     * ranges may cross one of this process's ({@link #runEnd}). By default the page's address, for
+     * stores whose runs were all placed by this process.
+     */
+    default long runAddress(long pageNo, int pages) {
+        return address(pageNo);
+    }
+
+    /**
+     * A fresh {@link java.nio.ByteBuffer} view of a run of pages, contiguous as {@link #runAddress}
+     * says (for checksums through the JDK's intrinsics); its position is 0 and its limit the run's
+     * length.
      */
     java.nio.ByteBuffer buffer(long pageNo, int pages);
 

@@ -42,6 +42,8 @@ abstract class RegionPageStore implements PageStore {
     private volatile long[] chunkAddress = new long[0];
     private volatile Region[] chunkRegion = new Region[0];
     private volatile long pageCount;
+    /** Runs crossing regions, mapped whole ({@link #crossingRun}), by page and length. */
+    private final java.util.Map<Long, ByteBuffer> crossingRuns = new java.util.HashMap<>();
     private volatile boolean closed;
 
     RegionPageStore(int pageSize) {
@@ -91,12 +93,47 @@ abstract class RegionPageStore implements PageStore {
     }
 
     @Override
+    public final long runAddress(long pageNo, int pages) {
+        if (pageNo + pages <= runEnd(pageNo)) {
+            return address(pageNo);
+        }
+        return BufferUtil.address(crossingRun(pageNo, pages));
+    }
+
+    @Override
     public final ByteBuffer buffer(long pageNo, int pages) {
         Region region = chunkRegion[(int) (pageNo >>> chunkPageShift)];
+        if (pageNo + pages > region.endPage) {
+            return crossingRun(pageNo, pages).duplicate().clear();
+        }
         ByteBuffer memory = region.memory.duplicate();
         int start = (int) ((pageNo - region.firstPage) << pageShift);
         memory.limit(start + (pages << pageShift)).position(start);
         return memory.slice();
+    }
+
+    /**
+     * A run that crosses from one region into the next (another process placed it within one of
+     * its regions), mapped whole on first use and kept for good, as regions are: addresses handed
+     * out must stay valid. Such runs are rare (one per region boundary at most at any time).
+     */
+    private synchronized ByteBuffer crossingRun(long pageNo, int pages) {
+        long key = pageNo << 20 | pages;
+        ByteBuffer run = crossingRuns.get(key);
+        if (run == null) {
+            run = mapRun(pageNo, pages);
+            crossingRuns.put(key, run);
+        }
+        return run;
+    }
+
+    /**
+     * Maps a run of pages as one range, beside the regions (a run that crosses regions); stores
+     * whose runs were all placed by this process never need it.
+     */
+    ByteBuffer mapRun(long pageNo, int pages) {
+        throw new IllegalStateException("run of " + pages + " pages at page " + pageNo + " crosses a region of "
+                + describe());
     }
 
     @Override

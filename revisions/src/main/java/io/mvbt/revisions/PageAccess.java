@@ -119,11 +119,17 @@ final class PageAccess implements PageReader {
             if (PageHeader.type(address) != type) {
                 PageValidator.checkHeader(address, pageNo, revision, type);
             }
-            return address;
+            return type == PageHeader.TYPE_OVERFLOW ? runAddress(pageNo, address) : address;
         }
         validate(pageNo, revision, type, address);
         verified.set(pageNo, revision);
-        return address;
+        return type == PageHeader.TYPE_OVERFLOW ? runAddress(pageNo, address) : address;
+    }
+
+    /** Where an overflow run is contiguous: a run written by another process may cross our ranges. */
+    private long runAddress(long pageNo, long address) {
+        int pages = PageValidator.overflowPages(address);
+        return pages == 1 ? address : store.runAddress(pageNo, pages);
     }
 
     private void validate(long pageNo, long revision, int type, long address) {
@@ -132,7 +138,7 @@ final class PageAccess implements PageReader {
         if (type == PageHeader.TYPE_OVERFLOW) {
             PageValidator.checkOverflow(address, pageNo, limits.pageSize, maxRunPages);
             pages = PageValidator.overflowPages(address);
-            if (pageNo + pages > store.pageCount() || pageNo + pages > store.runEnd(pageNo)) {
+            if (pageNo + pages > store.pageCount()) {
                 throw new CorruptionException(pageNo, "overflow run of " + pages + " pages runs past the store");
             }
         }

@@ -58,6 +58,11 @@ class ForwardingPageStore implements PageStore {
     }
 
     @Override
+    public long runAddress(long pageNo, int n) {
+        return pages.runAddress(pageNo, n);
+    }
+
+    @Override
     public long address(long pageNo) {
         return pages.address(pageNo);
     }
