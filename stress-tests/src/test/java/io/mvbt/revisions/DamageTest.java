@@ -35,6 +35,7 @@ import io.mvbt.pagestore.CorruptionException;
  */
 class DamageTest {
     private static final int PAGE = 4096;
+    private static final int META_SLOTS = io.mvbt.pagestore.PageStore.META_SLOTS;
     private static ExecutorService executor;
 
     @TempDir
@@ -317,7 +318,7 @@ class DamageTest {
         long size = Files.size(file);
         long pages = size / PAGE;
         try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
-            switch (random.nextInt(7)) {
+            switch (random.nextInt(8)) {
                 case 0: {
                     int flips = 1 + random.nextInt(8);
                     for (int i = 0; i < flips; i++) {
@@ -366,6 +367,20 @@ class DamageTest {
                         f.write(page);
                         return "page " + from + " of another store spliced over page " + to;
                     }
+                }
+                case 6: {
+                    // The SEALED flag lies outside the checksum: cleared, with or without the content changed.
+                    long page = META_SLOTS + random.nextInt((int) pages - META_SLOTS);
+                    f.seek(page * PAGE + io.mvbt.btree.PageHeader.FLAGS);
+                    int flags = f.read();
+                    f.seek(page * PAGE + io.mvbt.btree.PageHeader.FLAGS);
+                    f.write(flags & ~io.mvbt.btree.PageHeader.FLAG_SEALED);
+                    boolean content = random.nextBoolean();
+                    if (content) {
+                        flipBit(f, page * PAGE + io.mvbt.btree.PageHeader.SIZE
+                                + random.nextInt(PAGE - io.mvbt.btree.PageHeader.SIZE), random);
+                    }
+                    return "SEALED flag of page " + page + " cleared" + (content ? ", a content bit flipped" : "");
                 }
                 default: {
                     int flips = 1 + random.nextInt(4);
