@@ -47,7 +47,8 @@ final class RatioChart {
         b.append("<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
         b.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"18\" font-size=\"14\" font-weight=\"bold\">%s</text>\n", 10,
                 esc("mvbt / peer throughput, " + report.title())));
-        b.append("<text x=\"10\" y=\"34\" fill=\"#444\">Ratio of ops/s, log scale; right of 1x: mvbt is faster. Bars clipped at 0.01x and 100x.</text>\n");
+        b.append("<text x=\"10\" y=\"34\" fill=\"#444\">Ratio of ops/s, log scale; right of 1x: mvbt is faster."
+                + " Bars clipped at 0.01x and 100x.</text>\n");
         // Legend.
         int lx = 10;
         for (int i = 0; i < peers.size(); i++) {

@@ -201,7 +201,8 @@ final class Report {
 
     String csv() {
         StringBuilder b = new StringBuilder(
-                "suite,entries,durability,threads,peer,kind,phase,ops,nanos,ops_per_sec,us_per_op,mvbt_ratio,live_entries,disk_bytes,bytes_per_entry,heap_bytes\n");
+                "suite,entries,durability,threads,peer,kind,phase,ops,nanos,ops_per_sec,us_per_op,mvbt_ratio,"
+                        + "live_entries,disk_bytes,bytes_per_entry,heap_bytes\n");
         String prefix = suite.name() + "," + options.entries + "," + options.mode.label() + "," + options.threads + ",";
         for (PeerRun r : runs) {
             for (Protocol.Timing t : r.timings) {

@@ -48,7 +48,7 @@ public final class Overflow {
         for (int r = runs - 1; r >= 0; r--) {
             long start = r * perRun;
             int bytes = (int) Math.min(perRun, length - start);
-            int pages = (int) ((bytes + DATA + pageSize - 1) / pageSize);
+            int pages = (bytes + DATA + pageSize - 1) / pageSize;
             long pageNo = w.allocate(pages);
             // Built off the store and written in one piece: see PageWriter.writeRun.
             long address = w.runScratch(pages * pageSize);

@@ -183,8 +183,7 @@ class TreeStructureModelTest {
         private final TreeLimits limits;
         private final TreeEditor editor;
         private final TreeRoot[] roots = new TreeRoot[TREES];
-        @SuppressWarnings("unchecked")
-        private final TreeMap<byte[], byte[]>[] models = new TreeMap[TREES];
+        private final List<TreeMap<byte[], byte[]>> models = new ArrayList<>();
         private final TreeEditor.Loader[] loaders = new TreeEditor.Loader[TREES];
         private final byte[][] loadedLast = new byte[TREES][];
         /** Detached subtrees, four numbers each, as {@link Detached} gives them. */
@@ -197,7 +196,7 @@ class TreeStructureModelTest {
             editor = new TreeEditor(limits);
             for (int t = 0; t < TREES; t++) {
                 roots[t] = new TreeRoot();
-                models[t] = new TreeMap<>(Arrays::compareUnsigned);
+                models.add(new TreeMap<>(Arrays::compareUnsigned));
             }
         }
 
@@ -234,7 +233,7 @@ class TreeStructureModelTest {
 
         private void apply(Op op) {
             int t = op.tree();
-            TreeMap<byte[], byte[]> m = models[t];
+            TreeMap<byte[], byte[]> m = models.get(t);
             Random r = new Random(op.a() ^ op.b());
             switch (op.kind()) {
                 case PUT, PUT_EXISTING -> {
@@ -342,8 +341,8 @@ class TreeStructureModelTest {
                 if (loaders[t] == null) {
                     // What this revision wrote, against what earlier ones wrote.
                     checkTree(t, pages.revision() - 1);
-                    expect(roots[t].entries == models[t].size(), "tree " + t + " counts " + roots[t].entries
-                            + ", model " + models[t].size());
+                    expect(roots[t].entries == models.get(t).size(), "tree " + t + " counts " + roots[t].entries
+                            + ", model " + models.get(t).size());
                 }
             }
             if (step % 50 == 0 || op.kind() == Kind.DELETE_RANGE || op.kind() == Kind.LOAD_FINISH) {
@@ -371,7 +370,7 @@ class TreeStructureModelTest {
             TreeCursor c = new TreeCursor().reset(pages, roots[t]);
             boolean ok = c.first();
             long position = 0;
-            for (Map.Entry<byte[], byte[]> e : models[t].entrySet()) {
+            for (Map.Entry<byte[], byte[]> e : models.get(t).entrySet()) {
                 expect(ok, "tree " + t + ": cursor ended early");
                 expect(Arrays.equals(bytes(c.key()), e.getKey()), "tree " + t + ": key at " + position);
                 expect(Arrays.equals(bytes(c.value()), e.getValue()), "tree " + t + ": value at " + position);
@@ -381,7 +380,7 @@ class TreeStructureModelTest {
             }
             expect(!ok, "tree " + t + ": cursor runs past the model");
             ok = c.last();
-            for (byte[] k : models[t].descendingKeySet()) {
+            for (byte[] k : models.get(t).descendingKeySet()) {
                 expect(ok, "tree " + t + ": backward cursor ended early");
                 expect(Arrays.equals(bytes(c.key()), k), "tree " + t + ": backward key");
                 ok = c.prev();

@@ -23,7 +23,6 @@ import io.mvbt.btree.TreeRoot;
 import io.mvbt.pagestore.CorruptionException;
 import io.mvbt.pagestore.FilePageStore;
 import io.mvbt.pagestore.MemoryPageStore;
-import io.mvbt.pagestore.MvbtException;
 import io.mvbt.pagestore.NativeAccess;
 import io.mvbt.pagestore.PageStore;
 import io.mvbt.pagestore.SharedPages;
@@ -714,7 +713,10 @@ public final class Store implements AutoCloseable {
         }
     }
 
-    /** Tells the revisions this process's snapshots hold to the writer elsewhere (see {@link SharedPages#hold}); under {@link #followLock}. */
+    /**
+     * Tells the revisions this process's snapshots hold to the writer elsewhere (see
+     * {@link SharedPages#hold}); under {@link #followLock}.
+     */
     private boolean tellRemoteHeld(boolean mustReach) {
         if (remoteHeld.length < registry.capacity()) {
             remoteHeld = new long[registry.capacity()];

@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 
 /** docs/format.md names constants of the code with their values; they must agree. */
 class FormatDocTest {
-    private static final Pattern CONSTANT = Pattern.compile("`(MetaPage|PageHeader|Node|Overflow|FreeMap)\\.([A-Z_]+)` (?:\\| )?=? ?(\\d+)");
+    private static final Pattern CONSTANT = Pattern.compile(
+            "`(MetaPage|PageHeader|Node|Overflow|FreeMap)\\.([A-Z_]+)` (?:\\| )?=? ?(\\d+)");
 
     @Test
     void formatDocumentMatchesTheCode() throws Exception {

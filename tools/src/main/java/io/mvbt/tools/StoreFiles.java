@@ -2,7 +2,6 @@ package io.mvbt.tools;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 
 import io.mvbt.pagestore.StoreLockedException;
 import io.mvbt.pagestore.WriterByAnotherNameException;

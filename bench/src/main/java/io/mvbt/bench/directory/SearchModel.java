@@ -10,7 +10,6 @@ import io.mvbt.directory.Dn;
 import io.mvbt.directory.Entry;
 import io.mvbt.directory.Filter;
 import io.mvbt.directory.Schema;
-import io.mvbt.directory.SearchScope;
 
 /**
  * What each search must return, worked out from the generated entries alone (no store involved):

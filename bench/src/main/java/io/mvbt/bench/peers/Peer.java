@@ -34,7 +34,8 @@ public enum Peer {
                 return p;
             }
         }
-        throw new IllegalArgumentException("unknown peer '" + s + "'; known: mvbt, mvbt-redis, lmdb, rocksdb, sqlite, mvstore, xodus, skiplist");
+        throw new IllegalArgumentException("unknown peer '" + s
+                + "'; known: mvbt, mvbt-redis, lmdb, rocksdb, sqlite, mvstore, xodus, skiplist");
     }
 
     /** Opens (creating) the store in {@code dir}, an empty directory. */
