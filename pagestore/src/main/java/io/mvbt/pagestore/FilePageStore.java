@@ -31,11 +31,8 @@ public final class FilePageStore extends RegionPageStore {
     /**
      * The file grows by zeros written in pieces of this size, one base page each: the kernel caches
      * what one write brought in as one folio, and the write fault that the first store into a page
-     * takes after writeback cleaned it walks every block of the page's folio. Measured on
-     * 2026-12-04 (Linux 6.18, ext4): 1.8 to 2.4 µs a fault after 4 KiB pieces, 3.6 to 4.4 after
-     * 64 KiB (what this store used to write), 13 to 26 after 1 MiB; 10M random one-key commits ran
-     * at 9.8 to 13.6 µs against 18.2 to 22.7 with 64 KiB pieces. Pages read back from disk come in
-     * as cheap to fault as these.
+     * takes after writeback cleaned it walks every block of the page's folio, so larger pieces
+     * make every such fault dearer. Pages read back from disk come in as cheap to fault as these.
      */
     public static final int GROWTH_WRITE_BYTES = 4 << 10;
     /** The zeros growth writes; shared and never written to, each growth reads it through a duplicate. */

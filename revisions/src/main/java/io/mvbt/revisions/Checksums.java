@@ -8,7 +8,7 @@ import io.mvbt.btree.PageHeader;
 import io.mvbt.pagestore.PageStore;
 
 /**
- * CRC32C of pages through the JDK's intrinsic (about 90 ns for 4 KiB here). Page checksums are
+ * CRC32C of pages through the JDK's intrinsic. Page checksums are
  * seeded with the store's random identity, so a page spliced in from another store (a misdirected
  * write, a mixed-up restore) fails its checksum even where page number and revision agree.
  */

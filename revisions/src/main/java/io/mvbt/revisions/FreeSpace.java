@@ -46,9 +46,9 @@ final class FreeSpace {
     /**
      * Single pages freed since the last checkpoint, reused first (last in, first out). They were
      * written since the checkpoint, so for a mapped file they are still dirty and mapped writable:
-     * a store to a page that writeback has cleaned costs a write fault (several microseconds here),
-     * to a dirty one nothing. A batch that rewrites a thousand leaves frees a thousand such pages,
-     * hence the size; a checkpoint cleans them all, and {@link #checkpointed} forgets them.
+     * a store to a page that writeback has cleaned costs a write fault, to a dirty one nothing. A
+     * batch that rewrites a thousand leaves frees a thousand such pages, hence the size; a
+     * checkpoint cleans them all, and {@link #checkpointed} forgets them.
      */
     private long[] hot = new long[1024];
     private int hotTop;

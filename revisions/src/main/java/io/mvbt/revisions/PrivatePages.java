@@ -10,8 +10,8 @@ import io.mvbt.pagestore.PageStore;
 /**
  * Pages of the write transaction built in private memory and written to the file at commit, sealed,
  * with one positional write each. Used where every commit syncs: each sync cleans the pages it
- * wrote, and on a virtual machine the first store into a cleaned page of the mapping is a write
- * fault of 15 to 20 µs, while a positional write of a page costs 2 to 3 µs and leaves less for the
+ * wrote, and the first store into a cleaned page of the mapping is a write fault (dear on virtual
+ * machines), while a positional write of a page costs a fraction of one and leaves less for the
  * sync to write back (whole folios, for pages dirtied through the mapping).
  *
  * <p>It takes at most {@code capacity} pages per transaction and never gives one back before the

@@ -1101,11 +1101,10 @@ public final class Store implements AutoCloseable {
 
     /**
      * Whether this commit writes the flips into the free map. Every meta lists them, so each commit
-     * pays for those it carries (about 3 ns apiece here): flush when they outgrow the meta, and also
-     * when they pass a quarter of that {@value #FLIP_SETTLE_COMMITS} or more commits after the last
-     * flush. A set of flips that stops growing just short of the meta's capacity (pages a tree grew
-     * by, then kept) would otherwise be written by every commit, 0.2 µs each in a one-key commit of
-     * 1 µs.
+     * pays for those it carries: flush when they outgrow the meta, and also when they pass a
+     * quarter of that {@value #FLIP_SETTLE_COMMITS} or more commits after the last flush. A set of
+     * flips that stops growing just short of the meta's capacity (pages a tree grew by, then kept)
+     * would otherwise be written by every commit, a fifth of a one-key commit's cost.
      */
     private boolean freeMapFlushDue() {
         int flips = space.flips.size();

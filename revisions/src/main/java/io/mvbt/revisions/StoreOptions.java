@@ -13,15 +13,15 @@ import io.mvbt.pagestore.PageStore;
  * {@link Store#beginWrite()}.
  *
  * <p>Why 5 seconds: a checkpoint writes back the mapped pages, and the next store to each of them
- * takes a write fault (a few microseconds on most machines, 16 to 24 on the VM of our benchmarks;
- * {@link #prefault} moves most of them off the writer); right after a checkpoint, every leaf rewritten
+ * takes a write fault (a few microseconds, more on virtual machines; {@link #prefault} moves most of
+ * them off the writer); right after a checkpoint, every leaf rewritten
  * for the first time also needs a fresh page, since its old copy belongs to the durable revision.
  * Short intervals therefore cost a fault per commit under random writes. LMDB without sync and
  * RocksDB without WAL sync leave durability to the kernel's writeback, about 30 seconds.
  *
  * <p>Why 1 GiB: random one-key commits into a store of a few million entries dirty a fresh page
  * almost every commit, 256 MiB in under a second; checkpoints that often cost a third of the write
- * rate (9 checkpoints against 3 in 6 million commits, 3.4 to 4.6 µs per commit against 2.4 to 2.5).
+ * rate.
  * What a larger window costs is disk: pages a checkpoint window rewrites stay pinned until it ends.
  */
 public final class StoreOptions {
@@ -143,9 +143,9 @@ public final class StoreOptions {
     /**
      * Whether a background thread takes, after each checkpoint, the write faults of the free pages
      * the writer will allocate next (default: yes, for a file store that one process writes). A
-     * checkpoint writes the pages back, and the first store to each then faults: 15 µs or more on
-     * some virtual machines, a few elsewhere. The thread touches them in the order the writer
-     * will take them, on another core or while the writer is idle, at most 1,024 pages ahead of the
+     * checkpoint writes the pages back, and the first store to each then faults (dearest on virtual
+     * machines). The thread touches them in the order the writer will take them, on another core
+     * or while the writer is idle, at most 1,024 pages ahead of the
      * writer's use; pages the file grows by join them, as they too fault on their first store.
      * Costs: that thread's time, and up to those 1,024 pages written back once more when the
      * writer stops using them.
