@@ -2,7 +2,6 @@ package io.mvbt.revisions;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -11,10 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
 
-import org.agrona.BufferUtil;
-import org.agrona.UnsafeApi;
 import org.agrona.collections.LongArrayList;
 
 import io.mvbt.btree.TreeEditor;
@@ -58,16 +54,12 @@ public final class Store implements AutoCloseable {
     private final TreeLimits limits;
     private final VerifiedPages verified;
     private final Checksums checksums;
-    /** Random identity of the store, chosen at creation; seeds the page checksums. */
-    private long storeId;
     private final PageAccess access;
     /** Reads pages that may still lack checksums: the ones this process wrote since the last checkpoint. */
     private final PageAccess sealer;
     private final FreeSpace space;
     private final FreeMap freeMap;
     private final TxnPages txnPages;
-    /** A page of direct memory in which SYNC commits build their meta (see {@link MetaPage#writePositional}). */
-    private final ByteBuffer metaScratch;
     private final TreeEditor editor;
     private final WriteTxn.Scratch txnScratch = new WriteTxn.Scratch();
     private final ReaderRegistry registry;
@@ -96,13 +88,10 @@ public final class Store implements AutoCloseable {
     private final LongArrayList replaced = new LongArrayList();
     /** The newest meta a read-only store has followed, and its revision. */
     private volatile Followed followed;
-    private final MetaSlots slots = new MetaSlots();
-    /** Guards the meta slots and the publication of revisions; shared by the writer and checkpoints only. */
-    private final ReentrantLock metaLock = new ReentrantLock();
+    /** Owns the meta slots, the newest and the durable revision: every meta is written there. */
+    private final Publisher publisher;
     /** Times beginWrite found another write transaction open and had to wait. */
     private final java.util.concurrent.atomic.AtomicLong writerWaits = new java.util.concurrent.atomic.AtomicLong();
-    /** Times the writer or a checkpoint found the meta lock held by the other and had to wait. */
-    private final java.util.concurrent.atomic.AtomicLong metaLockWaits = new java.util.concurrent.atomic.AtomicLong();
     private final Object checkpointLock = new Object();
     private final WriterPermit writer;
     /** The page store's span of each registry slot this process holds (see {@link PageStore#beginSpan}). */
@@ -114,8 +103,6 @@ public final class Store implements AutoCloseable {
     private final Checkpointer checkpointer;
     /** Takes the write faults of the pages the writer allocates after a checkpoint; null if none are taken. */
     private final Prefaulter prefaulter;
-    private volatile Revision latest;
-    private volatile long durableRevision;
     /** Counts checkpoints, so that the writer learns that its hot pages were cleaned. */
     private volatile long checkpoints;
     /** The value of {@link #checkpoints} the writer last saw (writer-owned). */
@@ -183,7 +170,7 @@ public final class Store implements AutoCloseable {
         boolean syncs = options.durability() == Durability.SYNC && pages.durable() && pages.reusesPages();
         this.txnPages = new TxnPages(pages, access, space, verified, syncs ? new PrivatePages(pages, checksums) : null,
                 this::writeFailed);
-        this.metaScratch = BufferUtil.allocateDirectAligned(pages.pageSize(), 64);
+        this.publisher = new Publisher(pages, checksums, registry, this::announced);
         this.editor = new TreeEditor(limits);
         this.writer = new WriterPermit(pages);
         this.slotSpans = new long[registry.capacity()];
@@ -207,7 +194,7 @@ public final class Store implements AutoCloseable {
             remote.onLapse(revisions -> expireLapsed(where, revisions));
         }
         if (remote != null && !readOnly && !create) {
-            sweepBelow = latest.revision;
+            sweepBelow = latest().revision;
             openedNanos = System.nanoTime();
             // Readers elsewhere may hold any older revision until a look at them succeeds.
             space.holdersKnown(false);
@@ -310,21 +297,12 @@ public final class Store implements AutoCloseable {
     // ------------------------------------------------------------------ creation and recovery
 
     private void create() {
-        storeId = new java.security.SecureRandom().nextLong();
-        checksums.seed(storeId);
+        publisher.storeId(new java.security.SecureRandom().nextLong());
         pages.extend(Math.max(pages.pageCount(), PageStore.META_SLOTS));
         space.loaded();
         Revision first = new Revision(0, 0, new TreeRoot(), FreshRoots.NONE, pages.pageCount(),
                 System.currentTimeMillis(), 0, 0, 0, new TreeRoot[0]);
-        if (pages.durable()) {
-            long seq = slots.takeSequence();
-            MetaPage.write(pages, checksums, storeId, 0, seq, first, 0, MetaPage.FLAG_SEALED, space.flips);
-            pages.sync();
-            wroteMeta(0, seq, first);
-            slots.setDurable(0);
-        }
-        latest = first;
-        durableRevision = 0;
+        publisher.publishFirst(first, space.flips, pages::sync);
     }
 
     private void recover() {
@@ -346,8 +324,7 @@ public final class Store implements AutoCloseable {
     private MetaPage.Record adopt() {
         List<MetaPage.Record> metas = Recovery.readAll(pages, checksums);
         if (!metas.isEmpty()) {
-            storeId = metas.get(0).storeId;
-            checksums.seed(storeId);
+            publisher.storeId(metas.get(0).storeId);
         }
         Recovery.Choice choice = Recovery.choose(pages, metas, access);
         MetaPage.Record m = choice.meta();
@@ -356,23 +333,10 @@ public final class Store implements AutoCloseable {
             System.getLogger("io.mvbt.recovery").log(System.Logger.Level.WARNING, describe() + " opened at revision "
                     + m.revision + "; newer revisions were dropped: " + String.join("; ", dropped));
         }
-        long steadySequence = -1;
-        boolean wiped = false;
-        for (MetaPage.Record r : metas) {
-            slots.seen(r.sequence);
-            if (r.sequence <= m.sequence) {
-                slots.wrote(r.slot, r.sequence, r.revision);
-                if (r.steady() && r.sequence > steadySequence) {
-                    steadySequence = r.sequence;
-                    slots.setDurable(r.slot);
-                }
-            } else {
-                UnsafeApi.setMemory(pages.address(r.slot), pages.pageSize(), (byte) 0);
-                pages.written(r.slot, 1);
-                wiped = true;
-            }
-        }
-        if (wiped) {
+        Revision opened = new Revision(m.revision, m.durableRevision, m.catalog.copy(), m.fresh, m.pageCount,
+                m.commitMillis, m.freeRoot, m.freeRevision, m.freeHeight, new TreeRoot[0])
+                .sealedThrough(bound(Recovery.sealedThrough(m)));
+        if (publisher.adopt(metas, m, opened)) {
             syncOrFail();
         }
         PageAccess loader = (m.steady() ? access : access.withTrustUnsealed()).through(bound(Recovery.sealedThrough(m)));
@@ -382,23 +346,15 @@ public final class Store implements AutoCloseable {
             space.loadFlip(flip, m.pageCount);
         }
         space.loaded();
-        latest = new Revision(m.revision, m.durableRevision, m.catalog.copy(), m.fresh, m.pageCount,
-                m.commitMillis, m.freeRoot, m.freeRevision, m.freeHeight, new TreeRoot[0])
-                .sealedThrough(bound(Recovery.sealedThrough(m)));
-        durableRevision = m.durableRevision;
         return m;
     }
 
     /** Announces the newest meta in the reader table, unless it is announced already. */
     private void announceHead() {
-        int head = slots.head();
-        long word = slots.sequenceOf(head) << 2 | head;
-        if (registry.published() != word) {
-            registry.publish(word);
-        }
+        long word = publisher.announceHead();
         if (sharedFile != null) {
             knownMeta = word;
-            followed = new Followed(word, latest);
+            followed = new Followed(word, latest());
         }
     }
 
@@ -411,18 +367,18 @@ public final class Store implements AutoCloseable {
         if (registry.published() == knownMeta) {
             return;
         }
-        long durableBefore = durableRevision;
-        FreeSpace.Before before = space.before(latest.revision);
+        long durableBefore = durableRevision();
+        FreeSpace.Before before = space.before(latest().revision);
         sharedFile.resync();
         space.reset();
-        slots.reset();
+        publisher.resetSlots();
         adopt();
-        if (durableRevision != durableBefore) {
+        if (durableRevision() != durableBefore) {
             // A checkpoint of another process: it may have died before its sync.
             syncOrFail();
         }
         int n = collectHolders();
-        space.pendAfterCatchUp(before, freedLog, freedSeen, held, n, latest.revision);
+        space.pendAfterCatchUp(before, freedLog, freedSeen, held, n, latest().revision);
         announceHead();
     }
 
@@ -434,7 +390,7 @@ public final class Store implements AutoCloseable {
      */
     private void afterOpen() {
         registry.clearStale();
-        long held = registry.newestBelow(latest.revision);
+        long held = registry.newestBelow(latest().revision);
         if (held >= 0) {
             space.pendAllReusable(held);
         }
@@ -447,7 +403,7 @@ public final class Store implements AutoCloseable {
     private MetaPage.Record recoveredMeta() {
         List<MetaPage.Record> metas = Recovery.readAll(pages, checksums);
         if (!metas.isEmpty()) {
-            adoptStoreId(metas.get(0).storeId);
+            publisher.storeId(metas.get(0).storeId);
         }
         Recovery.Choice choice = Recovery.choose(pages, metas, access.uncached());
         dropped = choice.dropped();
@@ -492,7 +448,7 @@ public final class Store implements AutoCloseable {
                     }
                     m = recoveredMeta();
                 } else {
-                    adoptStoreId(m.storeId);
+                    publisher.storeId(m.storeId);
                 }
             }
             if (m.pageCount > pages.pageCount()) {
@@ -501,8 +457,7 @@ public final class Store implements AutoCloseable {
             Revision r = followedRevision(m);
             followed = new Followed(meta, r);
             if (readOnly) {
-                latest = r;
-                durableRevision = m.durableRevision;
+                publisher.follow(r);
             }
             return r;
         }
@@ -522,15 +477,14 @@ public final class Store implements AutoCloseable {
             }
             // Its writer sends a meta only after every page it reaches, so the newest is whole.
             MetaPage.Record m = metas.get(0);
-            adoptStoreId(m.storeId);
+            publisher.storeId(m.storeId);
             Followed f = followed;
             if (f != null && f.meta == m.sequence) {
                 return f.revision;
             }
             Revision r = followedRevision(m);
             followed = new Followed(m.sequence, r);
-            latest = r;
-            durableRevision = m.durableRevision;
+            publisher.follow(r);
             return r;
         }
     }
@@ -542,13 +496,6 @@ public final class Store implements AutoCloseable {
                 new TreeRoot[Math.max(16, treeIds.get() + 16)]).sealedThrough(bound(Recovery.sealedThrough(m)));
     }
 
-    /** Takes the id of the store a followed meta belongs to (it seeds the checksums). */
-    private void adoptStoreId(long id) {
-        if (storeId != id) {
-            storeId = id;
-            checksums.seed(storeId);
-        }
-    }
 
     /**
      * The revision through which pages must carry a checksum, as this store can promise it (see
@@ -559,15 +506,16 @@ public final class Store implements AutoCloseable {
         return pages.reusesPages() ? sealedThrough : -1;
     }
 
-    /** Records a meta written and announces it to readers in other processes. */
-    private void wroteMeta(int slot, long seq, Revision r) {
-        slots.wrote(slot, seq, r.revision);
-        announce(slot, seq, r);
+    private Revision latest() {
+        return publisher.latest();
     }
 
-    private void announce(int slot, long seq, Revision r) {
-        long word = seq << 2 | slot;
-        registry.publish(word);
+    private long durableRevision() {
+        return publisher.durableRevision();
+    }
+
+    /** A meta was announced: writers that take turns know it as theirs. */
+    private void announced(long word, Revision r) {
         if (sharedFile != null) {
             knownMeta = word;
             followed = new Followed(word, r);
@@ -672,9 +620,9 @@ public final class Store implements AutoCloseable {
             }
         }
         while (true) {
-            Revision r = latest;
+            Revision r = latest();
             registry.hold(slot, r);
-            if (latest == r) {
+            if (latest() == r) {
                 return r;
             }
         }
@@ -772,7 +720,7 @@ public final class Store implements AutoCloseable {
 
     /** Newest committed revision (for a read-only store: announced by the writer). */
     public long revision() {
-        return readOnly || sharedFile != null ? follow().revision : latest.revision;
+        return readOnly || sharedFile != null ? follow().revision : latest().revision;
     }
 
     /** Whether the store was opened with {@link #openReadOnly}. */
@@ -836,7 +784,7 @@ public final class Store implements AutoCloseable {
                 sweepStep();
             }
             checkSlowReaders();
-            return new WriteTxn(this, latest, txnPages, editor, txnScratch);
+            return new WriteTxn(this, latest(), txnPages, editor, txnScratch);
         } catch (RuntimeException | Error e) {
             endTurn();
             writer.release();
@@ -906,7 +854,7 @@ public final class Store implements AutoCloseable {
         if (!policy.enabled() || oldestReaderRevision < 0) {
             return;
         }
-        long latestRevision = latest.revision;
+        long latestRevision = latest().revision;
         boolean scan = policy.maxLag() > 0 && latestRevision - oldestReaderRevision > policy.maxLag();
         if (!scan && !policy.maxAge().isZero()) {
             long now = System.nanoTime();
@@ -955,7 +903,7 @@ public final class Store implements AutoCloseable {
         int n = registry.collect(held);
         oldestReaderRevision = n > 0 ? held[0] : -1;
         if (pages.durable()) {
-            n = addHeld(durableRevision, n);
+            n = addHeld(durableRevision(), n);
         }
         if (remote != null && !readOnly) {
             n = addRemoteHolders(n);
@@ -1075,20 +1023,15 @@ public final class Store implements AutoCloseable {
                 }
             }
         } else if (!pages.durable()) {
-            latest = revisionOf(revision, durableRevision, catalog, fresh, roots);
+            publisher.publishUnwritten(revisionOf(revision, durableRevision(), catalog, fresh, roots));
         } else {
-            lockMeta();
+            publisher.lock();
             try {
-                // Read under the lock, where a checkpoint moves it.
-                long durableBefore = durableRevision;
-                Revision r = revisionOf(revision, durableBefore, catalog, fresh, roots);
-                int slot = slots.choose();
-                long seq = slots.takeSequence();
-                MetaPage.write(pages, checksums, storeId, slot, seq, r, durableBefore, 0, space.flips);
-                wroteMeta(slot, seq, r);
-                latest = r;
+                // The durable revision is read under the lock, where a checkpoint moves it.
+                publisher.publish(revisionOf(revision, durableRevision(), catalog, fresh, roots),
+                        space.flips);
             } finally {
-                metaLock.unlock();
+                publisher.unlock();
             }
         }
         long written = space.takePagesWritten();
@@ -1124,61 +1067,27 @@ public final class Store implements AutoCloseable {
      * commit waited has moved it, and the revision it replaced is the one to hold for readers elsewhere.
      */
     private void commitSync(long revision, TreeRoot catalog, FreshRoots fresh, TreeRoot[] roots) {
-        lockMeta();
+        publisher.lock();
         try {
-            long durableBefore = durableRevision;
+            long durableBefore = durableRevision();
             // Sealed whole before it is published: readers require seals through its own revision.
             Revision r = revisionOf(revision, durableBefore, catalog, fresh, roots).sealedThrough(bound(revision));
             RevisionWalker.seal(sealer, r, durableBefore);
-            int slot = slots.choose();
-            long seq = slots.takeSequence();
-            writeSyncedMeta(slot, seq, r, durableBefore);
-            slots.wrote(slot, seq, r.revision);
-            syncOrFail();
-            announce(slot, seq, r);
-            slots.setDurable(slot);
+            publisher.publishSynced(r, space.flips, this::syncOrFail);
             replaced(durableBefore);
-            durableRevision = r.revision;
-            latest = r;
         } finally {
-            metaLock.unlock();
+            publisher.unlock();
         }
-    }
-
-    /**
-     * The meta of a SYNC commit, positionally where the file allows it. A failed write there is
-     * repaired through the mapping, which cannot fail: the slot may hold the newest revision, and a
-     * half-written one must not be left in it.
-     */
-    private void writeSyncedMeta(int slot, long seq, Revision r, long durableBefore) {
-        if (pages.reusesPages()) {
-            try {
-                MetaPage.writePositional(metaScratch, pages, checksums, storeId, slot, seq, r, durableBefore,
-                        MetaPage.FLAG_SEALED, space.flips);
-                return;
-            } catch (StorageException e) {
-                // Written below.
-            }
-        }
-        MetaPage.write(pages, checksums, storeId, slot, seq, r, durableBefore, MetaPage.FLAG_SEALED, space.flips);
     }
 
     void endWrite(WriteTxn txn, boolean abort) {
         if (abort) {
             space.abort();
-            Revision base = latest;
+            Revision base = latest();
             freeMap.set(base.freeMapRoot, base.freeMapRevision, base.freeMapHeight);
         }
         endTurn();
         writer.release();
-    }
-
-    /** Takes the meta lock, counting the times it was held by the other side. */
-    private void lockMeta() {
-        if (!metaLock.tryLock()) {
-            metaLockWaits.incrementAndGet();
-            metaLock.lock();
-        }
     }
 
     private void syncOrFail() {
@@ -1261,7 +1170,7 @@ public final class Store implements AutoCloseable {
             shrink(false);
             return;
         }
-        if (latest.revision == durableRevision && registry.published() == knownMeta || !writer.tryAcquire()) {
+        if (latest().revision == durableRevision() && registry.published() == knownMeta || !writer.tryAcquire()) {
             return;
         }
         try {
@@ -1300,7 +1209,7 @@ public final class Store implements AutoCloseable {
 
     /** Checkpoints if any commit is not durable yet. */
     void checkpoint() {
-        if (latest.revision != durableRevision) {
+        if (latest().revision != durableRevision()) {
             checkpoint(sealer);
         }
     }
@@ -1311,7 +1220,7 @@ public final class Store implements AutoCloseable {
      * file as it is and walks nothing.
      */
     private void checkpointSteady() {
-        if (latest.revision != durableRevision || !MetaPage.isSteady(pages, slots.head())) {
+        if (latest().revision != durableRevision() || !publisher.headIsSteady()) {
             checkpoint(sealer);
         }
     }
@@ -1331,8 +1240,8 @@ public final class Store implements AutoCloseable {
             int slot = claim(ReaderRegistry.CHECKPOINT);
             try {
                 Revision c = hold(slot);
-                long since = durableRevision;
-                if (c.revision == since && MetaPage.isSteady(pages, slots.head())) {
+                long since = durableRevision();
+                if (c.revision == since && publisher.headIsSteady()) {
                     return;
                 }
                 boolean file = pages.reusesPages();
@@ -1342,7 +1251,7 @@ public final class Store implements AutoCloseable {
                 RevisionWalker.seal(sealer, c, since);
                 syncOrFail(file ? pages::sync : () -> pages.preparePages().run());
                 long sealed = c.revision;
-                if (!file && latest.revision != sealed) {
+                if (!file && latest().revision != sealed) {
                     // Sending took long: a second pass takes the commits made meanwhile, so that the
                     // pass under the meta lock, which commits wait for, copies few pages.
                     Revision c2 = hold(slot);
@@ -1353,9 +1262,9 @@ public final class Store implements AutoCloseable {
                 int pending;
                 Revision h;
                 Runnable send;
-                lockMeta();
+                publisher.lock();
                 try {
-                    h = latest;
+                    h = latest();
                     // From here h is what becomes durable: its pages must not be reused (or deleted)
                     // by commits between this lock and the last sync, though it is not durable yet.
                     registry.hold(slot, h);
@@ -1365,31 +1274,25 @@ public final class Store implements AutoCloseable {
                             syncOrFail();
                         }
                     }
-                    pending = slots.choose();
-                    long seq = slots.takeSequence();
-                    MetaPage.writeSteadyCopy(pages, checksums, slots.head(), pending, seq);
-                    wroteMeta(pending, seq, h);
-                    slots.setPending(pending);
+                    pending = publisher.publishSteadyCopy(h);
                     // Synced after the lock. A store that sends pages elsewhere sends them and then
                     // the steady meta in order, in one send; it copies them here, as no commit can
                     // seal a page it copies (a page sent while being sealed would arrive torn).
                     send = pages.prepareSync();
                 } finally {
-                    metaLock.unlock();
+                    publisher.unlock();
                 }
                 syncOrFail(send);
-                lockMeta();
+                publisher.lock();
                 try {
-                    slots.setPending(-1);
                     // Unless a SYNC commit made a newer revision durable while the meta was synced.
-                    if (durableRevision < h.revision) {
-                        slots.setDurable(pending);
-                        replaced(durableRevision);
-                        durableRevision = h.revision;
+                    long before = publisher.steadyCopySynced(pending, h);
+                    if (before >= 0) {
+                        replaced(before);
                         checkpoints++;
                     }
                 } finally {
-                    metaLock.unlock();
+                    publisher.unlock();
                 }
             } finally {
                 releaseSlot(slot);
@@ -1462,19 +1365,15 @@ public final class Store implements AutoCloseable {
             return;
         }
         space.shrinkTo(tail);
-        Revision base = latest;
-        Revision r = new Revision(base.revision + 1, durableRevision, base.catalog, base.fresh, tail,
+        Revision base = latest();
+        Revision r = new Revision(base.revision + 1, durableRevision(), base.catalog, base.fresh, tail,
                 System.currentTimeMillis(), base.freeMapRoot, base.freeMapRevision, base.freeMapHeight, base.roots)
-                .sealedThrough(bound(durableRevision));
-        lockMeta();
+                .sealedThrough(bound(durableRevision()));
+        publisher.lock();
         try {
-            int slot = slots.choose();
-            long seq = slots.takeSequence();
-            MetaPage.write(pages, checksums, storeId, slot, seq, r, durableRevision, 0, space.flips);
-            wroteMeta(slot, seq, r);
-            latest = r;
+            publisher.publish(r, space.flips);
         } finally {
-            metaLock.unlock();
+            publisher.unlock();
         }
         checkpoint(sealer);
         pages.truncate(tail);
@@ -1558,9 +1457,9 @@ public final class Store implements AutoCloseable {
         checkOpen();
         long[] readers = registry.summary();
         long age = readers[2] < 0 ? -1 : Math.max(0, System.currentTimeMillis() - readers[2]);
-        return new StoreStats(latest.revision, durableRevision, readers[0], readers[1], age, pages.pageSize(),
+        return new StoreStats(latest().revision, durableRevision(), readers[0], readers[1], age, pages.pageSize(),
                 pages.pageCount(), space.inUse.cardinality(), space.reusable.cardinality(), space.pending.pages(),
-                space.lastCommitPages(), writerWaits.get(), metaLockWaits.get(), checkpoints,
+                space.lastCommitPages(), writerWaits.get(), publisher.lockWaits(), checkpoints,
                 prefaulter == null ? 0 : prefaulter.touched());
     }
 
@@ -1583,8 +1482,8 @@ public final class Store implements AutoCloseable {
         try {
             startTurn(options.writeTimeout().toNanos(), "check", options.writeTimeout());
             try {
-                CheckReport report = new IntegrityChecker(this, latest.reader(access).uncached().withTrustUnsealed())
-                        .check(latest, durableRevision);
+                CheckReport report = new IntegrityChecker(this, latest().reader(access).uncached().withTrustUnsealed())
+                        .check(latest(), durableRevision());
                 if (!report.ok() && damage == null) {
                     damage = report.problems().get(0);
                 }

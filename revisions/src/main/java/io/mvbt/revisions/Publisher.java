@@ -1,0 +1,253 @@
+package io.mvbt.revisions;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.agrona.BufferUtil;
+import org.agrona.UnsafeApi;
+
+import io.mvbt.pagestore.PageStore;
+import io.mvbt.pagestore.StorageException;
+
+/**
+ * The one owner of meta publication (LMDB funnels every meta through one function too): which
+ * slot a meta goes to, its sequence number, writing it, and announcing it to readers; and the
+ * newest revision and the durable one that follow from it. The writer and the checkpointer
+ * publish under one lock ({@link #lock}); every method that writes a meta expects it held.
+ *
+ * <p>Rules kept here: a meta's sequence is above every sequence the file has held, so recovery
+ * orders slots by it; a slot is chosen so that neither the last durable meta nor a steady copy not
+ * yet synced is overwritten ({@link MetaSlots}); a sealed meta is announced only after its sync,
+ * so no reader meets a SYNC commit that could still be lost.
+ */
+final class Publisher {
+    /** Told of every meta announced (writers that take turns remember it). */
+    interface Announcements {
+        void announced(long word, Revision r);
+    }
+
+    private final PageStore pages;
+    private final Checksums checksums;
+    private final ReaderRegistry registry;
+    private final Announcements announcements;
+    private final MetaSlots slots = new MetaSlots();
+    /** Guards the meta slots and the publication of revisions; shared by the writer and checkpoints only. */
+    private final ReentrantLock lock = new ReentrantLock();
+    /** Times the writer or a checkpoint found the lock held by the other and had to wait. */
+    private final AtomicLong lockWaits = new AtomicLong();
+    /** A page of direct memory in which SYNC commits build their meta (see {@link MetaPage#writePositional}). */
+    private final ByteBuffer scratch;
+    /** Random identity of the store, chosen at creation; seeds the page checksums. */
+    private long storeId;
+    private volatile Revision latest;
+    private volatile long durableRevision;
+
+    Publisher(PageStore pages, Checksums checksums, ReaderRegistry registry, Announcements announcements) {
+        this.pages = pages;
+        this.checksums = checksums;
+        this.registry = registry;
+        this.announcements = announcements;
+        this.scratch = BufferUtil.allocateDirectAligned(pages.pageSize(), 64);
+    }
+
+    Revision latest() {
+        return latest;
+    }
+
+    long durableRevision() {
+        return durableRevision;
+    }
+
+    long storeId() {
+        return storeId;
+    }
+
+    /** Takes the id of the store a meta belongs to (it seeds the checksums). */
+    void storeId(long id) {
+        if (storeId != id) {
+            storeId = id;
+            checksums.seed(id);
+        }
+    }
+
+    long lockWaits() {
+        return lockWaits.get();
+    }
+
+    /** Takes the lock, counting the times it was held by the other side. */
+    void lock() {
+        if (!lock.tryLock()) {
+            lockWaits.incrementAndGet();
+            lock.lock();
+        }
+    }
+
+    void unlock() {
+        lock.unlock();
+    }
+
+    /** The slot of the newest meta. */
+    int head() {
+        return slots.head();
+    }
+
+    /** A store of this process only (in memory): the revision is the newest, with no meta to write. */
+    void publishUnwritten(Revision r) {
+        latest = r;
+    }
+
+    /** Writes the first meta of a new store, sealed and synced: revision 0, durable. */
+    void publishFirst(Revision first, FlipSet flips, Runnable sync) {
+        if (pages.durable()) {
+            long seq = slots.takeSequence();
+            MetaPage.write(pages, checksums, storeId, 0, seq, first, 0, MetaPage.FLAG_SEALED, flips);
+            sync.run();
+            wrote(0, seq, first);
+            slots.setDurable(0);
+        }
+        latest = first;
+        durableRevision = 0;
+    }
+
+    /** A meta that is not sealed (a NORMAL commit, a shrink): {@code r} is the newest, durable as before. */
+    void publish(Revision r, FlipSet flips) {
+        assert lock.isHeldByCurrentThread();
+        int slot = slots.choose();
+        long seq = slots.takeSequence();
+        MetaPage.write(pages, checksums, storeId, slot, seq, r, r.durableRevision, 0, flips);
+        wrote(slot, seq, r);
+        latest = r;
+    }
+
+    /**
+     * A SYNC commit's meta, sealed: written (positionally where the file allows), synced together
+     * with the commit's pages by {@code sync}, and only then announced; {@code r} is then the
+     * newest revision and durable.
+     */
+    void publishSynced(Revision r, FlipSet flips, Runnable sync) {
+        assert lock.isHeldByCurrentThread();
+        int slot = slots.choose();
+        long seq = slots.takeSequence();
+        writeSynced(slot, seq, r, flips);
+        slots.wrote(slot, seq, r.revision);
+        sync.run();
+        announce(slot, seq, r);
+        slots.setDurable(slot);
+        durableRevision = r.revision;
+        latest = r;
+    }
+
+    /**
+     * The meta of a SYNC commit, positionally where the file allows it. A failed write there is
+     * repaired through the mapping, which cannot fail: the slot may hold the newest revision, and a
+     * half-written one must not be left in it.
+     */
+    private void writeSynced(int slot, long seq, Revision r, FlipSet flips) {
+        if (pages.reusesPages()) {
+            try {
+                MetaPage.writePositional(scratch, pages, checksums, storeId, slot, seq, r, r.durableRevision,
+                        MetaPage.FLAG_SEALED, flips);
+                return;
+            } catch (StorageException e) {
+                // Written below.
+            }
+        }
+        MetaPage.write(pages, checksums, storeId, slot, seq, r, r.durableRevision, MetaPage.FLAG_SEALED, flips);
+    }
+
+    /**
+     * A checkpoint's steady copy of the newest meta, which names {@code h}; returns its slot, which
+     * stays pending (never chosen for another meta) until {@link #steadyCopySynced}.
+     */
+    int publishSteadyCopy(Revision h) {
+        assert lock.isHeldByCurrentThread();
+        int pending = slots.choose();
+        long seq = slots.takeSequence();
+        MetaPage.writeSteadyCopy(pages, checksums, slots.head(), pending, seq);
+        wrote(pending, seq, h);
+        slots.setPending(pending);
+        return pending;
+    }
+
+    /**
+     * The steady copy in {@code pending} is synced: {@code h} becomes durable, unless a SYNC commit
+     * made a newer revision durable meanwhile. Returns the durable revision it replaced, or -1.
+     */
+    long steadyCopySynced(int pending, Revision h) {
+        assert lock.isHeldByCurrentThread();
+        slots.setPending(-1);
+        if (durableRevision >= h.revision) {
+            return -1;
+        }
+        long replaced = durableRevision;
+        slots.setDurable(pending);
+        durableRevision = h.revision;
+        return replaced;
+    }
+
+    /**
+     * Takes on the slots as recovery found them, opening at {@code chosen}: newer metas are wiped
+     * (so that no later recovery weighs them and no meta written from now on lands in a slot that
+     * is wiped afterwards). Returns whether any was wiped, which the caller syncs.
+     */
+    boolean adopt(List<MetaPage.Record> metas, MetaPage.Record chosen, Revision opened) {
+        long steadySequence = -1;
+        boolean wiped = false;
+        for (MetaPage.Record m : metas) {
+            slots.seen(m.sequence);
+            if (m.sequence <= chosen.sequence) {
+                slots.wrote(m.slot, m.sequence, m.revision);
+                if (m.steady() && m.sequence > steadySequence) {
+                    steadySequence = m.sequence;
+                    slots.setDurable(m.slot);
+                }
+            } else {
+                UnsafeApi.setMemory(pages.address(m.slot), pages.pageSize(), (byte) 0);
+                pages.written(m.slot, 1);
+                wiped = true;
+            }
+        }
+        latest = opened;
+        durableRevision = chosen.durableRevision;
+        return wiped;
+    }
+
+    /** Forgets the slots, before the metas of another writer's turn are adopted. */
+    void resetSlots() {
+        slots.reset();
+    }
+
+    /** A read-only store follows the revision another process published. */
+    void follow(Revision r) {
+        latest = r;
+        durableRevision = r.durableRevision;
+    }
+
+    /** Announces the newest meta in the reader table, unless it is announced already; returns its word. */
+    long announceHead() {
+        int head = slots.head();
+        long word = slots.sequenceOf(head) << 2 | head;
+        if (registry.published() != word) {
+            registry.publish(word);
+        }
+        return word;
+    }
+
+    /** Whether the newest meta is steady (its revision durable when it was written). */
+    boolean headIsSteady() {
+        return MetaPage.isSteady(pages, slots.head());
+    }
+
+    private void wrote(int slot, long seq, Revision r) {
+        slots.wrote(slot, seq, r.revision);
+        announce(slot, seq, r);
+    }
+
+    private void announce(int slot, long seq, Revision r) {
+        long word = seq << 2 | slot;
+        registry.publish(word);
+        announcements.announced(word, r);
+    }
+}
