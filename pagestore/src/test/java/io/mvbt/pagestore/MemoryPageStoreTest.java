@@ -1,0 +1,38 @@
+package io.mvbt.pagestore;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.agrona.UnsafeApi;
+import org.junit.jupiter.api.Test;
+
+/** Pages in memory: regions that never move, runs within one region. */
+class MemoryPageStoreTest {
+    @Test
+    void pagesKeepTheirAddressesAsTheStoreGrows() {
+        try (MemoryPageStore store = new MemoryPageStore(8192)) {
+            store.extend(10);
+            long address = store.address(7);
+            UnsafeApi.putLong(address, 42);
+            store.extend(5_000);
+            assertEquals(address, store.address(7));
+            assertEquals(42, UnsafeApi.getLong(store.address(7)));
+            assertEquals(0, UnsafeApi.getLong(store.address(4_999)));
+            assertFalse(store.durable());
+            assertTrue(store.reusesPages());
+        }
+    }
+
+    @Test
+    void anAppendedRunLiesInOneRegion() {
+        try (MemoryPageStore store = new MemoryPageStore(4096)) {
+            store.extend(100);
+            int pages = 3_000;
+            long run = store.appendRun(pages);
+            assertTrue(run + pages <= store.runEnd(run));
+            assertEquals(store.address(run), store.runAddress(run, pages));
+            assertEquals(store.address(run + pages - 1), store.address(run) + (long) (pages - 1) * 4096);
+        }
+    }
+}
