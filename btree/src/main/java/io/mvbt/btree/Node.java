@@ -92,11 +92,16 @@ public final class Node {
 
     /** Offset of entry {@code i} within the page. */
     public static int entry(long page, int i) {
-        return UnsafeApi.getShort(page + SLOTS + (long) SLOT_SIZE * i) & 0xFFFF;
+        // Assertions cost nothing unless enabled (every test enables them): they check each access.
+        assert i >= 0 && i < count(page) : "entry " + i + " of a page of " + count(page);
+        int off = UnsafeApi.getShort(page + SLOTS + (long) SLOT_SIZE * i) & 0xFFFF;
+        assert off >= SLOTS + SLOT_SIZE * count(page) : "entry " + i + " at offset " + off + " inside the slots";
+        return off;
     }
 
     /** Hint of entry {@code i}: the 4 key bytes after the page prefix, big-endian. */
     public static int hint(long page, int i) {
+        assert i >= 0 && i < count(page) : "hint " + i + " of a page of " + count(page);
         return UnsafeApi.getInt(page + SLOTS + (long) SLOT_SIZE * i + 2);
     }
 
@@ -372,6 +377,9 @@ public final class Node {
      */
     public static void insertRaw(long page, int pageSize, int i, Object srcBase, long srcOff, int len, long scratch) {
         int n = count(page);
+        assert i >= 0 && i <= n : "insert at " + i + " in a page of " + n;
+        assert freeBytes(page, pageSize) >= len + SLOT_SIZE : "insert of " + len + " bytes into a page with "
+                + freeBytes(page, pageSize) + " free";
         int slotsEnd = SLOTS + SLOT_SIZE * n;
         if (contentStart(page) - slotsEnd < len + SLOT_SIZE) {
             compact(page, pageSize, scratch);
@@ -413,6 +421,9 @@ public final class Node {
     public static void appendBranch(long page, Object keyBase, long keyOff, int keyLen, long child, long revision,
             long count, boolean inlineOnly) {
         int n = count(page);
+        assert n > 0 || keyLen == 0 : "a branch's first entry with a key of " + keyLen + " bytes";
+        assert contentStart(page) - BRANCH_ENTRY_HEADER - keyLen >= SLOTS + SLOT_SIZE * (n + 1)
+                : "branch entry past the room contiguous in the page";
         int start = contentStart(page) - BRANCH_ENTRY_HEADER - keyLen;
         encodeBranch(page + start, keyBase, keyOff, keyLen, child, revision, count, inlineOnly);
         UnsafeApi.putInt(page + CONTENT_START, start);
@@ -430,6 +441,7 @@ public final class Node {
     /** Removes entry {@code i}; its bytes become garbage until the next compaction. */
     public static void remove(long page, int i) {
         int n = count(page);
+        assert i >= 0 && i < n : "remove of entry " + i + " of " + n;
         boolean leaf = isLeaf(page);
         int size = entrySize(page, entry(page, i), leaf);
         long slot = page + SLOTS + (long) SLOT_SIZE * i;
@@ -446,6 +458,7 @@ public final class Node {
             return;
         }
         int n = count(page);
+        assert from >= 0 && to <= n : "remove of entries [" + from + ", " + to + ") of " + n;
         boolean leaf = isLeaf(page);
         int freed = 0;
         for (int i = from; i < to; i++) {
