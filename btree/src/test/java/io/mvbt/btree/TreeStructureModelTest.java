@@ -158,23 +158,7 @@ class TreeStructureModelTest {
     }
 
     static List<Op> shrink(int pageSize, List<Op> ops) {
-        List<Op> current = new ArrayList<>(ops);
-        for (int chunk = Math.max(1, current.size() / 2); chunk >= 1; chunk /= 2) {
-            boolean removed = true;
-            while (removed) {
-                removed = false;
-                for (int start = 0; start < current.size(); start += chunk) {
-                    List<Op> candidate = new ArrayList<>(current.subList(0, start));
-                    candidate.addAll(current.subList(Math.min(current.size(), start + chunk), current.size()));
-                    if (failure(pageSize, candidate) != null) {
-                        current = candidate;
-                        removed = true;
-                        break;
-                    }
-                }
-            }
-        }
-        return current;
+        return Shrink.failing(ops, candidate -> failure(pageSize, candidate) != null);
     }
 
     /** Runs operations against fake pages and a model; throws on the first difference. */
@@ -440,32 +424,7 @@ class TreeStructureModelTest {
 
         /** A key above {@code last} with a length drawn as usual, or null if none is left. */
         private byte[] above(byte[] last, Random r) {
-            if (last == null) {
-                return key(r);
-            }
-            int length = keyLength(r);
-            if (length > last.length) {
-                byte[] k = Arrays.copyOf(last, length);
-                for (int i = last.length; i < length; i++) {
-                    k[i] = (byte) r.nextInt(256);
-                }
-                return k;
-            }
-            // The first `length` bytes of last, plus one: above last, wherever the carry stops.
-            byte[] k = Arrays.copyOf(last, length);
-            for (int i = length - 1; i >= 0; i--) {
-                if (k[i] != (byte) 0xff) {
-                    k[i]++;
-                    return k;
-                }
-                k[i] = 0;
-            }
-            // All 0xff: only a longer key sorts above.
-            if (last.length < limits.maxKeySize) {
-                byte[] longer = Arrays.copyOf(last, last.length + 1);
-                return longer;
-            }
-            return null;
+            return last == null ? key(r) : AscendingKeys.above(last, keyLength(r), limits.maxKeySize, r);
         }
 
         private static byte[] pick(TreeMap<byte[], byte[]> m, long choice) {

@@ -199,25 +199,9 @@ final class ModelHarness {
         }
     }
 
-    /** Drops chunks of operations, halving the chunk size, while the list still fails. */
+    /** Drops chunks of operations while the list still fails. */
     List<Op> shrink(List<Op> ops) {
-        List<Op> current = new ArrayList<>(ops);
-        for (int chunk = Math.max(1, current.size() / 2); chunk >= 1; chunk /= 2) {
-            boolean removed = true;
-            while (removed) {
-                removed = false;
-                for (int start = 0; start < current.size(); start += chunk) {
-                    List<Op> candidate = new ArrayList<>(current.subList(0, start));
-                    candidate.addAll(current.subList(Math.min(current.size(), start + chunk), current.size()));
-                    if (failure(candidate) != null) {
-                        current = candidate;
-                        removed = true;
-                        break;
-                    }
-                }
-            }
-        }
-        return current;
+        return io.mvbt.btree.Shrink.failing(ops, candidate -> failure(candidate) != null);
     }
 
     // ------------------------------------------------------------------ one run
@@ -749,28 +733,7 @@ final class ModelHarness {
             case 2 -> r.nextInt(max + 1);
             default -> 1 + r.nextInt(16);
         };
-        if (last == null) {
-            byte[] k = new byte[length];
-            r.nextBytes(k);
-            return k;
-        }
-        if (length > last.length) {
-            byte[] k = Arrays.copyOf(last, length);
-            for (int i = last.length; i < length; i++) {
-                k[i] = (byte) r.nextInt(256);
-            }
-            return k;
-        }
-        // The first `length` bytes of last, plus one: above last wherever the carry stops.
-        byte[] k = Arrays.copyOf(last, length);
-        for (int i = length - 1; i >= 0; i--) {
-            if (k[i] != (byte) 0xff) {
-                k[i]++;
-                return k;
-            }
-            k[i] = 0;
-        }
-        return last.length < max ? Arrays.copyOf(last, last.length + 1) : null;
+        return io.mvbt.btree.AscendingKeys.above(last, length, max, r);
     }
 
     /**
