@@ -57,56 +57,56 @@ public final class Node {
     private Node() {
     }
 
-    public static void init(long page, boolean leaf, int level, long pageNo, long revision, int pageSize) {
-        PageHeader.init(page, leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH, pageNo, revision);
-        UnsafeApi.putInt(page + CONTENT_START, pageSize);
-        UnsafeApi.putByte(page + LEVEL, (byte) level);
-        UnsafeApi.putByte(page + PREFIX_LENGTH, (byte) 0);
-        UnsafeApi.putShort(page + GARBAGE, (short) 0);
-        UnsafeApi.setMemory(page + PREFIX, MAX_PREFIX, (byte) 0);
+    public static void init(long addr, boolean leaf, int level, long pageNo, long revision, int pageSize) {
+        PageHeader.init(addr, leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH, pageNo, revision);
+        UnsafeApi.putInt(addr + CONTENT_START, pageSize);
+        UnsafeApi.putByte(addr + LEVEL, (byte) level);
+        UnsafeApi.putByte(addr + PREFIX_LENGTH, (byte) 0);
+        UnsafeApi.putShort(addr + GARBAGE, (short) 0);
+        UnsafeApi.setMemory(addr + PREFIX, MAX_PREFIX, (byte) 0);
     }
 
-    public static boolean isLeaf(long page) {
-        return PageHeader.type(page) == PageHeader.TYPE_LEAF;
+    public static boolean isLeaf(long addr) {
+        return PageHeader.type(addr) == PageHeader.TYPE_LEAF;
     }
 
-    public static int level(long page) {
-        return UnsafeApi.getByte(page + LEVEL) & 0xFF;
+    public static int level(long addr) {
+        return UnsafeApi.getByte(addr + LEVEL) & 0xFF;
     }
 
-    public static int count(long page) {
-        return UnsafeApi.getShort(page + PageHeader.COUNT) & 0xFFFF;
+    public static int count(long addr) {
+        return UnsafeApi.getShort(addr + PageHeader.COUNT) & 0xFFFF;
     }
 
-    static void setCount(long page, int count) {
-        UnsafeApi.putShort(page + PageHeader.COUNT, (short) count);
+    static void setCount(long addr, int count) {
+        UnsafeApi.putShort(addr + PageHeader.COUNT, (short) count);
     }
 
-    public static int contentStart(long page) {
-        return UnsafeApi.getInt(page + CONTENT_START);
+    public static int contentStart(long addr) {
+        return UnsafeApi.getInt(addr + CONTENT_START);
     }
 
-    public static int garbage(long page) {
-        return UnsafeApi.getShort(page + GARBAGE) & 0xFFFF;
+    public static int garbage(long addr) {
+        return UnsafeApi.getShort(addr + GARBAGE) & 0xFFFF;
     }
 
     /** Offset of entry {@code i} within the page. */
-    public static int entry(long page, int i) {
+    public static int entry(long addr, int i) {
         // Assertions cost nothing unless enabled (every test enables them): they check each access.
-        assert i >= 0 && i < count(page) : "entry " + i + " of a page of " + count(page);
-        int off = UnsafeApi.getShort(page + SLOTS + (long) SLOT_SIZE * i) & 0xFFFF;
-        assert off >= SLOTS + SLOT_SIZE * count(page) : "entry " + i + " at offset " + off + " inside the slots";
+        assert i >= 0 && i < count(addr) : "entry " + i + " of a page of " + count(addr);
+        int off = UnsafeApi.getShort(addr + SLOTS + (long) SLOT_SIZE * i) & 0xFFFF;
+        assert off >= SLOTS + SLOT_SIZE * count(addr) : "entry " + i + " at offset " + off + " inside the slots";
         return off;
     }
 
     /** Hint of entry {@code i}: the 4 key bytes after the page prefix, big-endian. */
-    public static int hint(long page, int i) {
-        assert i >= 0 && i < count(page) : "hint " + i + " of a page of " + count(page);
-        return UnsafeApi.getInt(page + SLOTS + (long) SLOT_SIZE * i + 2);
+    public static int hint(long addr, int i) {
+        assert i >= 0 && i < count(addr) : "hint " + i + " of a page of " + count(addr);
+        return UnsafeApi.getInt(addr + SLOTS + (long) SLOT_SIZE * i + 2);
     }
 
-    public static int prefixLength(long page) {
-        return UnsafeApi.getByte(page + PREFIX_LENGTH) & 0xFF;
+    public static int prefixLength(long addr) {
+        return UnsafeApi.getByte(addr + PREFIX_LENGTH) & 0xFF;
     }
 
     /** The hint of a key given as (base, offset, length), after {@code prefix} bytes. */
@@ -119,43 +119,43 @@ public final class Node {
         return hint;
     }
 
-    private static void setSlot(long page, int i, int offset, int hint) {
-        long slot = page + SLOTS + (long) SLOT_SIZE * i;
+    private static void setSlot(long addr, int i, int offset, int hint) {
+        long slot = addr + SLOTS + (long) SLOT_SIZE * i;
         UnsafeApi.putShort(slot, (short) offset);
         UnsafeApi.putInt(slot + 2, hint);
     }
 
     /** Whether the key entry {@code i} is one that prefix and hints cover (not a branch's first). */
-    private static boolean keyed(long page, int i) {
-        return i > 0 || isLeaf(page);
+    private static boolean keyed(long addr, int i) {
+        return i > 0 || isLeaf(addr);
     }
 
     /**
      * Makes the prefix the common prefix of the first and last keys (at most 12 bytes) and
      * recomputes every hint: after a page is built or rebuilt, so that hints tell keys apart.
      */
-    public static void refreshPrefix(long page) {
-        int n = count(page);
-        int first = isLeaf(page) ? 0 : 1;
+    public static void refreshPrefix(long addr) {
+        int n = count(addr);
+        int first = isLeaf(addr) ? 0 : 1;
         int length = 0;
         if (n > first) {
-            long a = keyAddress(page, first);
-            long b = keyAddress(page, n - 1);
-            length = Math.min(MAX_PREFIX, Keys.commonPrefix(a, keyLength(page, first), b, keyLength(page, n - 1)));
-            UnsafeApi.setMemory(page + PREFIX, MAX_PREFIX, (byte) 0);
-            UnsafeApi.copyMemory(a, page + PREFIX, length);
+            long a = keyAddress(addr, first);
+            long b = keyAddress(addr, n - 1);
+            length = Math.min(MAX_PREFIX, Keys.commonPrefix(a, keyLength(addr, first), b, keyLength(addr, n - 1)));
+            UnsafeApi.setMemory(addr + PREFIX, MAX_PREFIX, (byte) 0);
+            UnsafeApi.copyMemory(a, addr + PREFIX, length);
         }
-        setPrefix(page, length);
+        setPrefix(addr, length);
     }
 
     /** Shortens the prefix to {@code length} bytes and recomputes every hint. */
-    private static void setPrefix(long page, int length) {
-        UnsafeApi.putByte(page + PREFIX_LENGTH, (byte) length);
-        UnsafeApi.setMemory(page + PREFIX + length, MAX_PREFIX - length, (byte) 0);
-        int n = count(page);
+    private static void setPrefix(long addr, int length) {
+        UnsafeApi.putByte(addr + PREFIX_LENGTH, (byte) length);
+        UnsafeApi.setMemory(addr + PREFIX + length, MAX_PREFIX - length, (byte) 0);
+        int n = count(addr);
         for (int i = 0; i < n; i++) {
-            int h = keyed(page, i) ? hintOf(null, keyAddress(page, i), keyLength(page, i), length) : 0;
-            UnsafeApi.putInt(page + SLOTS + (long) SLOT_SIZE * i + 2, h);
+            int h = keyed(addr, i) ? hintOf(null, keyAddress(addr, i), keyLength(addr, i), length) : 0;
+            UnsafeApi.putInt(addr + SLOTS + (long) SLOT_SIZE * i + 2, h);
         }
     }
 
@@ -163,14 +163,14 @@ public final class Node {
      * Compares a key with the page prefix: negative if the key sorts before every key of the page
      * that the prefix covers, positive if after, 0 if it starts with the prefix.
      */
-    private static int comparePrefix(long page, Object keyBase, long keyOff, int keyLen) {
-        int length = prefixLength(page);
+    private static int comparePrefix(long addr, Object keyBase, long keyOff, int keyLen) {
+        int length = prefixLength(addr);
         for (int i = 0; i < length; i++) {
             if (i >= keyLen) {
                 return -1;
             }
             int a = UnsafeApi.getByte(keyBase, keyOff + i) & 0xFF;
-            int b = UnsafeApi.getByte(page + PREFIX + i) & 0xFF;
+            int b = UnsafeApi.getByte(addr + PREFIX + i) & 0xFF;
             if (a != b) {
                 return a - b;
             }
@@ -179,35 +179,35 @@ public final class Node {
     }
 
     /** Bytes of the entry at offset {@code off}. */
-    public static int entrySize(long page, int off, boolean leaf) {
-        int keyLength = UnsafeApi.getShort(page + off) & 0xFFFF;
+    public static int entrySize(long addr, int off, boolean leaf) {
+        int keyLength = UnsafeApi.getShort(addr + off) & 0xFFFF;
         if (!leaf) {
             return BRANCH_ENTRY_HEADER + keyLength;
         }
-        int valueInfo = UnsafeApi.getShort(page + off + 2) & 0xFFFF;
+        int valueInfo = UnsafeApi.getShort(addr + off + 2) & 0xFFFF;
         return LEAF_ENTRY_HEADER + keyLength + (valueInfo == OVERFLOW_MARK ? OVERFLOW_REF : valueInfo);
     }
 
     /** Bytes of entries and slots in use. */
-    public static int usedBytes(long page, int pageSize) {
-        return pageSize - contentStart(page) - garbage(page) + SLOT_SIZE * count(page);
+    public static int usedBytes(long addr, int pageSize) {
+        return pageSize - contentStart(addr) - garbage(addr) + SLOT_SIZE * count(addr);
     }
 
     /** Bytes available for entries and their slots, after compaction if needed. */
-    public static int freeBytes(long page, int pageSize) {
-        return pageSize - SLOTS - usedBytes(page, pageSize);
+    public static int freeBytes(long addr, int pageSize) {
+        return pageSize - SLOTS - usedBytes(addr, pageSize);
     }
 
     // ---- keys
 
-    public static int keyLength(long page, int i) {
-        return UnsafeApi.getShort(page + entry(page, i)) & 0xFFFF;
+    public static int keyLength(long addr, int i) {
+        return UnsafeApi.getShort(addr + entry(addr, i)) & 0xFFFF;
     }
 
     /** Address of the key of entry {@code i}. */
-    public static long keyAddress(long page, int i) {
-        int off = entry(page, i);
-        return page + off + (isLeaf(page) ? LEAF_ENTRY_HEADER : BRANCH_ENTRY_HEADER);
+    public static long keyAddress(long addr, int i) {
+        int off = entry(addr, i);
+        return addr + off + (isLeaf(addr) ? LEAF_ENTRY_HEADER : BRANCH_ENTRY_HEADER);
     }
 
     // ---- leaf values
@@ -284,11 +284,11 @@ public final class Node {
      * Whether nothing under this page is in overflow pages, as far as it can tell: for a leaf,
      * exactly; for a branch, whether every child is known to be {@link #inlineOnly(long, int)}.
      */
-    public static boolean inlineOnly(long page) {
-        int n = count(page);
-        boolean leaf = isLeaf(page);
+    public static boolean inlineOnly(long addr) {
+        int n = count(addr);
+        boolean leaf = isLeaf(addr);
         for (int i = 0; i < n; i++) {
-            if (leaf ? isOverflow(page, i) : !inlineOnly(page, i)) {
+            if (leaf ? isOverflow(addr, i) : !inlineOnly(addr, i)) {
                 return false;
             }
         }
@@ -296,14 +296,14 @@ public final class Node {
     }
 
     /** Entries in the subtree under this page. */
-    public static long totalCount(long page) {
-        int n = count(page);
-        if (isLeaf(page)) {
+    public static long totalCount(long addr) {
+        int n = count(addr);
+        if (isLeaf(addr)) {
             return n;
         }
         long total = 0;
         for (int i = 0; i < n; i++) {
-            total += childCount(page, i);
+            total += childCount(addr, i);
         }
         return total;
     }
@@ -375,103 +375,103 @@ public final class Node {
      * checked {@link #freeBytes} covers {@code len + SLOT_SIZE}; compacts through {@code scratch}
      * if the free bytes are not contiguous. A key outside the page prefix shortens the prefix.
      */
-    public static void insertRaw(long page, int pageSize, int i, Object srcBase, long srcOff, int len, long scratch) {
-        int n = count(page);
+    public static void insertRaw(long addr, int pageSize, int i, Object srcBase, long srcOff, int len, long scratch) {
+        int n = count(addr);
         assert i >= 0 && i <= n : "insert at " + i + " in a page of " + n;
-        assert freeBytes(page, pageSize) >= len + SLOT_SIZE : "insert of " + len + " bytes into a page with "
-                + freeBytes(page, pageSize) + " free";
+        assert freeBytes(addr, pageSize) >= len + SLOT_SIZE : "insert of " + len + " bytes into a page with "
+                + freeBytes(addr, pageSize) + " free";
         int slotsEnd = SLOTS + SLOT_SIZE * n;
-        if (contentStart(page) - slotsEnd < len + SLOT_SIZE) {
-            compact(page, pageSize, scratch);
+        if (contentStart(addr) - slotsEnd < len + SLOT_SIZE) {
+            compact(addr, pageSize, scratch);
         }
-        int start = contentStart(page) - len;
-        UnsafeApi.copyMemory(srcBase, srcOff, null, page + start, len);
-        UnsafeApi.putInt(page + CONTENT_START, start);
-        long slot = page + SLOTS + (long) SLOT_SIZE * i;
+        int start = contentStart(addr) - len;
+        UnsafeApi.copyMemory(srcBase, srcOff, null, addr + start, len);
+        UnsafeApi.putInt(addr + CONTENT_START, start);
+        long slot = addr + SLOTS + (long) SLOT_SIZE * i;
         if (i < n) {
             UnsafeApi.copyMemory(slot, slot + SLOT_SIZE, (long) SLOT_SIZE * (n - i));
         }
-        setCount(page, n + 1);
-        boolean leaf = isLeaf(page);
-        long key = page + start + (leaf ? LEAF_ENTRY_HEADER : BRANCH_ENTRY_HEADER);
-        int keyLength = UnsafeApi.getShort(page + start) & 0xFFFF;
-        int prefix = prefixLength(page);
+        setCount(addr, n + 1);
+        boolean leaf = isLeaf(addr);
+        long key = addr + start + (leaf ? LEAF_ENTRY_HEADER : BRANCH_ENTRY_HEADER);
+        int keyLength = UnsafeApi.getShort(addr + start) & 0xFFFF;
+        int prefix = prefixLength(addr);
         int hint = 0;
         if (leaf || i > 0) {
-            int shared = Keys.commonPrefix(key, keyLength, page + PREFIX, prefix);
+            int shared = Keys.commonPrefix(key, keyLength, addr + PREFIX, prefix);
             if (shared < prefix) {
-                setSlot(page, i, start, 0);
-                setPrefix(page, shared);
+                setSlot(addr, i, start, 0);
+                setPrefix(addr, shared);
                 return;
             }
             hint = hintOf(null, key, keyLength, prefix);
         }
-        setSlot(page, i, start, hint);
+        setSlot(addr, i, start, hint);
     }
 
     /** Appends raw entry bytes as the last entry (no room check beyond contiguity). */
-    public static void appendRaw(long page, int pageSize, Object srcBase, long srcOff, int len, long scratch) {
-        insertRaw(page, pageSize, count(page), srcBase, srcOff, len, scratch);
+    public static void appendRaw(long addr, int pageSize, Object srcBase, long srcOff, int len, long scratch) {
+        insertRaw(addr, pageSize, count(addr), srcBase, srcOff, len, scratch);
     }
 
     /**
      * Appends a branch entry, encoding it in place; the page must have the room contiguous (true
      * right after {@link #clear}).
      */
-    public static void appendBranch(long page, Object keyBase, long keyOff, int keyLen, long child, long revision,
+    public static void appendBranch(long addr, Object keyBase, long keyOff, int keyLen, long child, long revision,
             long count, boolean inlineOnly) {
-        int n = count(page);
+        int n = count(addr);
         assert n > 0 || keyLen == 0 : "a branch's first entry with a key of " + keyLen + " bytes";
-        assert contentStart(page) - BRANCH_ENTRY_HEADER - keyLen >= SLOTS + SLOT_SIZE * (n + 1)
+        assert contentStart(addr) - BRANCH_ENTRY_HEADER - keyLen >= SLOTS + SLOT_SIZE * (n + 1)
                 : "branch entry past the room contiguous in the page";
-        int start = contentStart(page) - BRANCH_ENTRY_HEADER - keyLen;
-        encodeBranch(page + start, keyBase, keyOff, keyLen, child, revision, count, inlineOnly);
-        UnsafeApi.putInt(page + CONTENT_START, start);
-        setCount(page, n + 1);
-        int prefix = prefixLength(page);
-        long key = page + start + BRANCH_ENTRY_HEADER;
-        if (n > 0 && Keys.commonPrefix(key, keyLen, page + PREFIX, prefix) < prefix) {
-            setSlot(page, n, start, 0);
-            setPrefix(page, Keys.commonPrefix(key, keyLen, page + PREFIX, prefix));
+        int start = contentStart(addr) - BRANCH_ENTRY_HEADER - keyLen;
+        encodeBranch(addr + start, keyBase, keyOff, keyLen, child, revision, count, inlineOnly);
+        UnsafeApi.putInt(addr + CONTENT_START, start);
+        setCount(addr, n + 1);
+        int prefix = prefixLength(addr);
+        long key = addr + start + BRANCH_ENTRY_HEADER;
+        if (n > 0 && Keys.commonPrefix(key, keyLen, addr + PREFIX, prefix) < prefix) {
+            setSlot(addr, n, start, 0);
+            setPrefix(addr, Keys.commonPrefix(key, keyLen, addr + PREFIX, prefix));
             return;
         }
-        setSlot(page, n, start, n > 0 ? hintOf(null, key, keyLen, prefix) : 0);
+        setSlot(addr, n, start, n > 0 ? hintOf(null, key, keyLen, prefix) : 0);
     }
 
     /** Removes entry {@code i}; its bytes become garbage until the next compaction. */
-    public static void remove(long page, int i) {
-        int n = count(page);
+    public static void remove(long addr, int i) {
+        int n = count(addr);
         assert i >= 0 && i < n : "remove of entry " + i + " of " + n;
-        boolean leaf = isLeaf(page);
-        int size = entrySize(page, entry(page, i), leaf);
-        long slot = page + SLOTS + (long) SLOT_SIZE * i;
+        boolean leaf = isLeaf(addr);
+        int size = entrySize(addr, entry(addr, i), leaf);
+        long slot = addr + SLOTS + (long) SLOT_SIZE * i;
         if (i < n - 1) {
             UnsafeApi.copyMemory(slot + SLOT_SIZE, slot, (long) SLOT_SIZE * (n - 1 - i));
         }
-        setCount(page, n - 1);
-        UnsafeApi.putShort(page + GARBAGE, (short) (garbage(page) + size));
+        setCount(addr, n - 1);
+        UnsafeApi.putShort(addr + GARBAGE, (short) (garbage(addr) + size));
     }
 
     /** Removes entries [from, to); their bytes become garbage. */
-    public static void removeRange(long page, int pageSize, int from, int to) {
+    public static void removeRange(long addr, int pageSize, int from, int to) {
         if (from >= to) {
             return;
         }
-        int n = count(page);
+        int n = count(addr);
         assert from >= 0 && to <= n : "remove of entries [" + from + ", " + to + ") of " + n;
-        boolean leaf = isLeaf(page);
+        boolean leaf = isLeaf(addr);
         int freed = 0;
         for (int i = from; i < to; i++) {
-            freed += entrySize(page, entry(page, i), leaf);
+            freed += entrySize(addr, entry(addr, i), leaf);
         }
-        long slots = page + SLOTS;
+        long slots = addr + SLOTS;
         UnsafeApi.copyMemory(slots + (long) SLOT_SIZE * to, slots + (long) SLOT_SIZE * from, (long) SLOT_SIZE * (n - to));
-        setCount(page, n - (to - from));
+        setCount(addr, n - (to - from));
         if (n - (to - from) == 0) {
-            UnsafeApi.putInt(page + CONTENT_START, pageSize);
-            UnsafeApi.putShort(page + GARBAGE, (short) 0);
+            UnsafeApi.putInt(addr + CONTENT_START, pageSize);
+            UnsafeApi.putShort(addr + GARBAGE, (short) 0);
         } else {
-            UnsafeApi.putShort(page + GARBAGE, (short) (garbage(page) + freed));
+            UnsafeApi.putShort(addr + GARBAGE, (short) (garbage(addr) + freed));
         }
     }
 
@@ -495,16 +495,16 @@ public final class Node {
     }
 
     /** Removes every entry. */
-    public static void clear(long page, int pageSize) {
-        setCount(page, 0);
-        UnsafeApi.putInt(page + CONTENT_START, pageSize);
-        UnsafeApi.putShort(page + GARBAGE, (short) 0);
-        UnsafeApi.putByte(page + PREFIX_LENGTH, (byte) 0);
+    public static void clear(long addr, int pageSize) {
+        setCount(addr, 0);
+        UnsafeApi.putInt(addr + CONTENT_START, pageSize);
+        UnsafeApi.putShort(addr + GARBAGE, (short) 0);
+        UnsafeApi.putByte(addr + PREFIX_LENGTH, (byte) 0);
     }
 
     /** Rewrites the entries so that all free bytes are contiguous. */
-    public static void compact(long page, int pageSize, long scratch) {
-        UnsafeApi.copyMemory(page, scratch, pageSize);
+    public static void compact(long addr, int pageSize, long scratch) {
+        UnsafeApi.copyMemory(addr, scratch, pageSize);
         boolean leaf = isLeaf(scratch);
         int n = count(scratch);
         int start = pageSize;
@@ -512,11 +512,11 @@ public final class Node {
             int off = entry(scratch, i);
             int size = entrySize(scratch, off, leaf);
             start -= size;
-            UnsafeApi.copyMemory(scratch + off, page + start, size);
-            UnsafeApi.putShort(page + SLOTS + (long) SLOT_SIZE * i, (short) start);
+            UnsafeApi.copyMemory(scratch + off, addr + start, size);
+            UnsafeApi.putShort(addr + SLOTS + (long) SLOT_SIZE * i, (short) start);
         }
-        UnsafeApi.putInt(page + CONTENT_START, start);
-        UnsafeApi.putShort(page + GARBAGE, (short) 0);
+        UnsafeApi.putInt(addr + CONTENT_START, start);
+        UnsafeApi.putShort(addr + GARBAGE, (short) 0);
     }
 
     /**

@@ -81,19 +81,19 @@ public final class Overflow {
     /** Copies the value, run by run, to {@code (base, offset)}. */
     public static void read(PageReader r, long pageNo, long revision, int length, Object base, long offset) {
         long copied = 0;
-        long page = pageNo;
+        long runNo = pageNo;
         long rev = revision;
-        while (page != 0) {
-            long address = r.page(page, rev, PageHeader.TYPE_OVERFLOW);
+        while (runNo != 0) {
+            long address = r.page(runNo, rev, PageHeader.TYPE_OVERFLOW);
             int bytes = UnsafeApi.getInt(address + BYTES);
             if (bytes < 0 || copied + bytes > length) {
-                throw new CorruptionException(page, "overflow chain holds more than the " + length
+                throw new CorruptionException(runNo, "overflow chain holds more than the " + length
                         + " bytes its entry says");
             }
             UnsafeApi.copyMemory(null, address + DATA, base, offset + copied, bytes);
             copied += bytes;
             rev = UnsafeApi.getLong(address + NEXT_REVISION);
-            page = UnsafeApi.getLong(address + NEXT);
+            runNo = UnsafeApi.getLong(address + NEXT);
         }
         if (copied != length) {
             throw new CorruptionException(pageNo, "overflow chain holds " + copied + " bytes, its entry says "
@@ -103,22 +103,22 @@ public final class Overflow {
 
     /** Frees every run of a value of {@code length} bytes. */
     public static void free(PageWriter w, long pageNo, long revision, int length) {
-        long page = pageNo;
+        long runNo = pageNo;
         long rev = revision;
         long bytes = 0;
-        while (page != 0) {
-            long address = w.page(page, rev, PageHeader.TYPE_OVERFLOW);
+        while (runNo != 0) {
+            long address = w.page(runNo, rev, PageHeader.TYPE_OVERFLOW);
             int pages = UnsafeApi.getInt(address + PAGES);
             // Every run holds at least one byte: a chain longer than the value is a cycle.
             bytes += UnsafeApi.getInt(address + BYTES);
             if (bytes > length) {
-                throw new CorruptionException(page, "overflow chain holds more than the " + length
+                throw new CorruptionException(runNo, "overflow chain holds more than the " + length
                         + " bytes its entry says");
             }
             long next = UnsafeApi.getLong(address + NEXT);
             long nextRev = UnsafeApi.getLong(address + NEXT_REVISION);
-            w.free(page, rev, pages);
-            page = next;
+            w.free(runNo, rev, pages);
+            runNo = next;
             rev = nextRev;
         }
     }

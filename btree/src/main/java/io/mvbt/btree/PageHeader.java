@@ -38,40 +38,40 @@ public final class PageHeader {
     private PageHeader() {
     }
 
-    public static void init(long page, int type, long pageNo, long revision) {
-        UnsafeApi.putInt(page + CHECKSUM, 0);
-        UnsafeApi.putByte(page + TYPE, (byte) type);
-        UnsafeApi.putByte(page + FLAGS, (byte) 0);
-        UnsafeApi.putShort(page + COUNT, (short) 0);
-        UnsafeApi.putLong(page + REVISION, revision);
-        UnsafeApi.putLong(page + PAGE_NO, pageNo);
+    public static void init(long addr, int type, long pageNo, long revision) {
+        UnsafeApi.putInt(addr + CHECKSUM, 0);
+        UnsafeApi.putByte(addr + TYPE, (byte) type);
+        UnsafeApi.putByte(addr + FLAGS, (byte) 0);
+        UnsafeApi.putShort(addr + COUNT, (short) 0);
+        UnsafeApi.putLong(addr + REVISION, revision);
+        UnsafeApi.putLong(addr + PAGE_NO, pageNo);
     }
 
-    public static int type(long page) {
-        return UnsafeApi.getByte(page + TYPE) & 0xFF;
+    public static int type(long addr) {
+        return UnsafeApi.getByte(addr + TYPE) & 0xFF;
     }
 
-    public static long revision(long page) {
-        return UnsafeApi.getLong(page + REVISION);
+    public static long revision(long addr) {
+        return UnsafeApi.getLong(addr + REVISION);
     }
 
-    public static long pageNo(long page) {
-        return UnsafeApi.getLong(page + PAGE_NO);
+    public static long pageNo(long addr) {
+        return UnsafeApi.getLong(addr + PAGE_NO);
     }
 
-    public static boolean isSealed(long page) {
-        return (UnsafeApi.getByte(page + FLAGS) & FLAG_SEALED) != 0;
+    public static boolean isSealed(long addr) {
+        return (UnsafeApi.getByte(addr + FLAGS) & FLAG_SEALED) != 0;
     }
 
-    public static int checksum(long page) {
-        return UnsafeApi.getInt(page + CHECKSUM);
+    public static int checksum(long addr) {
+        return UnsafeApi.getInt(addr + CHECKSUM);
     }
 
     /** Stores a checksum and then marks the page sealed, in that order, for readers that look. */
-    public static void seal(long page, int checksum) {
-        UnsafeApi.putInt(page + CHECKSUM, checksum);
+    public static void seal(long addr, int checksum) {
+        UnsafeApi.putInt(addr + CHECKSUM, checksum);
         UnsafeApi.storeFence();
-        UnsafeApi.putByte(page + FLAGS, (byte) (UnsafeApi.getByte(page + FLAGS) | FLAG_SEALED));
+        UnsafeApi.putByte(addr + FLAGS, (byte) (UnsafeApi.getByte(addr + FLAGS) | FLAG_SEALED));
     }
 
     public static String typeName(int type) {

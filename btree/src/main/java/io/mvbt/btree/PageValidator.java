@@ -15,32 +15,32 @@ public final class PageValidator {
     }
 
     /** Checks the header of any data page. */
-    public static void checkHeader(long page, long pageNo, long revision, int type) {
-        int actualType = PageHeader.type(page);
+    public static void checkHeader(long addr, long pageNo, long revision, int type) {
+        int actualType = PageHeader.type(addr);
         if (actualType != type) {
             throw new CorruptionException(pageNo, "is a " + PageHeader.typeName(actualType) + " page where a "
                     + PageHeader.typeName(type) + " page belongs");
         }
-        if (PageHeader.pageNo(page) != pageNo) {
-            throw new CorruptionException(pageNo, "header names page " + PageHeader.pageNo(page)
+        if (PageHeader.pageNo(addr) != pageNo) {
+            throw new CorruptionException(pageNo, "header names page " + PageHeader.pageNo(addr)
                     + " (a misplaced or stale page)");
         }
-        if (PageHeader.revision(page) != revision) {
-            throw new CorruptionException(pageNo, "written at revision " + PageHeader.revision(page)
+        if (PageHeader.revision(addr) != revision) {
+            throw new CorruptionException(pageNo, "written at revision " + PageHeader.revision(addr)
                     + " but its parent expects revision " + revision + " (a stale or lost write)");
         }
     }
 
     /** Checks the structure of a leaf or branch page. */
-    public static void checkNode(long page, long pageNo, TreeLimits limits) {
+    public static void checkNode(long addr, long pageNo, TreeLimits limits) {
         int pageSize = limits.pageSize;
-        boolean leaf = Node.isLeaf(page);
-        int count = Node.count(page);
-        int contentStart = Node.contentStart(page);
-        int garbage = Node.garbage(page);
-        int level = Node.level(page);
+        boolean leaf = Node.isLeaf(addr);
+        int count = Node.count(addr);
+        int contentStart = Node.contentStart(addr);
+        int garbage = Node.garbage(addr);
+        int level = Node.level(addr);
         int slotsEnd = Node.SLOTS + Node.SLOT_SIZE * count;
-        int prefix = Node.prefixLength(page);
+        int prefix = Node.prefixLength(addr);
         if (prefix > Node.MAX_PREFIX) {
             fail(pageNo, "key prefix of " + prefix + " bytes (at most " + Node.MAX_PREFIX + ")");
         }
@@ -61,21 +61,21 @@ public final class PageValidator {
         long previousKey = 0;
         int previousLength = -1;
         for (int i = 0; i < count; i++) {
-            int off = Node.entry(page, i);
+            int off = Node.entry(addr, i);
             if (off < contentStart || off + header > pageSize) {
                 fail(pageNo, "entry " + i + " at offset " + off + " lies outside the content area");
             }
-            int keyLength = UnsafeApi.getShort(page + off) & 0xFFFF;
+            int keyLength = UnsafeApi.getShort(addr + off) & 0xFFFF;
             if (keyLength > limits.maxKeySize) {
                 fail(pageNo, "entry " + i + " has a key of " + keyLength + " bytes, over the limit "
                         + limits.maxKeySize);
             }
-            int size = Node.entrySize(page, off, leaf);
+            int size = Node.entrySize(addr, off, leaf);
             if (off + size > pageSize) {
                 fail(pageNo, "entry " + i + " (" + size + " bytes at " + off + ") runs past the page end");
             }
-            if (leaf && Node.isOverflow(page, i)) {
-                int length = UnsafeApi.getInt(page + off + header + keyLength + 16);
+            if (leaf && Node.isOverflow(addr, i)) {
+                int length = UnsafeApi.getInt(addr + off + header + keyLength + 16);
                 if (length < 0) {
                     fail(pageNo, "entry " + i + " has a negative overflow length");
                 }
@@ -83,12 +83,12 @@ public final class PageValidator {
             if (!leaf && i == 0 && keyLength != 0) {
                 fail(pageNo, "first child of a branch carries a key");
             }
-            if (!leaf && (UnsafeApi.getShort(page + off + Node.BRANCH_FLAGS) & ~Node.INLINE_ONLY) != 0) {
+            if (!leaf && (UnsafeApi.getShort(addr + off + Node.BRANCH_FLAGS) & ~Node.INLINE_ONLY) != 0) {
                 fail(pageNo, "entry " + i + " has unknown flags");
             }
-            long key = page + off + header;
-            if ((leaf || i > 0) && (Keys.commonPrefix(key, keyLength, page + Node.PREFIX, prefix) < prefix
-                    || Node.hint(page, i) != Node.hintOf(null, key, keyLength, prefix))) {
+            long key = addr + off + header;
+            if ((leaf || i > 0) && (Keys.commonPrefix(key, keyLength, addr + Node.PREFIX, prefix) < prefix
+                    || Node.hint(addr, i) != Node.hintOf(null, key, keyLength, prefix))) {
                 fail(pageNo, "entry " + i + " disagrees with the page's key prefix or its slot hint");
             }
             if (previousLength >= 0 && (leaf || i > 1)
@@ -106,9 +106,9 @@ public final class PageValidator {
     }
 
     /** Checks the header fields of the first page of an overflow run. */
-    public static void checkOverflow(long page, long pageNo, int pageSize, int maxRunPages) {
-        int pages = UnsafeApi.getInt(page + Overflow.PAGES);
-        int bytes = UnsafeApi.getInt(page + Overflow.BYTES);
+    public static void checkOverflow(long addr, long pageNo, int pageSize, int maxRunPages) {
+        int pages = UnsafeApi.getInt(addr + Overflow.PAGES);
+        int bytes = UnsafeApi.getInt(addr + Overflow.BYTES);
         if (pages < 1 || pages > maxRunPages) {
             fail(pageNo, "overflow run of " + pages + " pages (at most " + maxRunPages + ")");
         }
@@ -116,16 +116,16 @@ public final class PageValidator {
         if (bytes < 1 || bytes > (long) pages * pageSize - Overflow.DATA) {
             fail(pageNo, "overflow run claims " + bytes + " bytes in " + pages + " pages");
         }
-        long next = UnsafeApi.getLong(page + Overflow.NEXT);
-        long nextRevision = UnsafeApi.getLong(page + Overflow.NEXT_REVISION);
-        if (next < 0 || (next != 0 && nextRevision > PageHeader.revision(page))) {
+        long next = UnsafeApi.getLong(addr + Overflow.NEXT);
+        long nextRevision = UnsafeApi.getLong(addr + Overflow.NEXT_REVISION);
+        if (next < 0 || (next != 0 && nextRevision > PageHeader.revision(addr))) {
             fail(pageNo, "overflow run points at page " + next + " of revision " + nextRevision);
         }
     }
 
-    /** Pages in the overflow run starting at {@code page} (valid after {@link #checkOverflow}). */
-    public static int overflowPages(long page) {
-        return UnsafeApi.getInt(page + Overflow.PAGES);
+    /** Pages in the overflow run starting at {@code addr} (valid after {@link #checkOverflow}). */
+    public static int overflowPages(long addr) {
+        return UnsafeApi.getInt(addr + Overflow.PAGES);
     }
 
     private static void fail(long pageNo, String message) {

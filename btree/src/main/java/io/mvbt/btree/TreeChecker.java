@@ -74,23 +74,23 @@ public final class TreeChecker {
      */
     private long subtree(long pageNo, long revision, int level, long low, int lowLength, long high, int highLength) {
         boolean leaf = level == 0;
-        long page = r.page(pageNo, revision, leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH);
+        long addr = r.page(pageNo, revision, leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH);
         // The writer's own pages are not validated when it reads them; this is where they are.
-        PageValidator.checkHeader(page, pageNo, revision, leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH);
-        PageValidator.checkNode(page, pageNo, limits);
-        TreeEditor.checkLevel(page, pageNo, level);
+        PageValidator.checkHeader(addr, pageNo, revision, leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH);
+        PageValidator.checkNode(addr, pageNo, limits);
+        TreeEditor.checkLevel(addr, pageNo, level);
         pages.reached(pageNo, 1, revision);
-        int n = Node.count(page);
+        int n = Node.count(addr);
         if (n == 0) {
             throw new CorruptionException(pageNo, "an empty " + (leaf ? "leaf" : "branch") + " in a non-empty tree");
         }
         overflowBelow = false;
         if (leaf) {
             for (int i = 0; i < n; i++) {
-                checkBounds(pageNo, page, i, low, lowLength, high, highLength);
-                if (Node.isOverflow(page, i)) {
+                checkBounds(pageNo, addr, i, low, lowLength, high, highLength);
+                if (Node.isOverflow(addr, i)) {
                     overflowBelow = true;
-                    long ref = Node.valueAddress(page, i);
+                    long ref = Node.valueAddress(addr, i);
                     chain(pageNo, UnsafeApi.getLong(ref), UnsafeApi.getLong(ref + 8), UnsafeApi.getInt(ref + 16),
                             revision);
                 }
@@ -101,14 +101,14 @@ public final class TreeChecker {
         boolean anyOverflow = false;
         for (int i = 0; i < n; i++) {
             if (i > 0) {
-                checkBounds(pageNo, page, i, low, lowLength, high, highLength);
+                checkBounds(pageNo, addr, i, low, lowLength, high, highLength);
             }
-            long childLow = i == 0 ? low : Node.keyAddress(page, i);
-            int childLowLength = i == 0 ? lowLength : Node.keyLength(page, i);
-            long childHigh = i + 1 < n ? Node.keyAddress(page, i + 1) : high;
-            int childHighLength = i + 1 < n ? Node.keyLength(page, i + 1) : highLength;
-            long childNo = Node.child(page, i);
-            long childRevision = Node.childRevision(page, i);
+            long childLow = i == 0 ? low : Node.keyAddress(addr, i);
+            int childLowLength = i == 0 ? lowLength : Node.keyLength(addr, i);
+            long childHigh = i + 1 < n ? Node.keyAddress(addr, i + 1) : high;
+            int childHighLength = i + 1 < n ? Node.keyLength(addr, i + 1) : highLength;
+            long childNo = Node.child(addr, i);
+            long childRevision = Node.childRevision(addr, i);
             if (childRevision > revision) {
                 throw new CorruptionException(pageNo, "child " + childNo + " claims revision " + childRevision
                         + ", newer than its parent's " + revision);
@@ -117,11 +117,11 @@ public final class TreeChecker {
                     ? subtree(childNo, childRevision, level - 1, childLow, childLowLength, childHigh, childHighLength)
                     : unchanged(childNo, childRevision, level - 1, childLow, childLowLength, childHigh,
                             childHighLength);
-            if (count != Node.childCount(page, i)) {
+            if (count != Node.childCount(addr, i)) {
                 throw new CorruptionException(pageNo, "entry " + i + " says child " + childNo + " holds "
-                        + Node.childCount(page, i) + " entries, it holds " + count);
+                        + Node.childCount(addr, i) + " entries, it holds " + count);
             }
-            if (overflowBelow && Node.inlineOnly(page, i)) {
+            if (overflowBelow && Node.inlineOnly(addr, i)) {
                 throw new CorruptionException(pageNo, "entry " + i + " says child " + childNo
                         + " holds no overflow value, but it holds one");
             }
@@ -140,19 +140,19 @@ public final class TreeChecker {
     private long unchanged(long pageNo, long revision, int level, long low, int lowLength, long high,
             int highLength) {
         boolean leaf = level == 0;
-        long page = r.page(pageNo, revision, leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH);
-        TreeEditor.checkLevel(page, pageNo, level);
-        int n = Node.count(page);
+        long addr = r.page(pageNo, revision, leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH);
+        TreeEditor.checkLevel(addr, pageNo, level);
+        int n = Node.count(addr);
         if (n == 0) {
             throw new CorruptionException(pageNo, "an empty " + (leaf ? "leaf" : "branch") + " in a non-empty tree");
         }
         int first = leaf ? 0 : 1;
         if (n > first) {
-            checkBounds(pageNo, page, first, low, lowLength, high, highLength);
-            checkBounds(pageNo, page, n - 1, low, lowLength, high, highLength);
+            checkBounds(pageNo, addr, first, low, lowLength, high, highLength);
+            checkBounds(pageNo, addr, n - 1, low, lowLength, high, highLength);
         }
-        overflowBelow = !Node.inlineOnly(page);
-        return Node.totalCount(page);
+        overflowBelow = !Node.inlineOnly(addr);
+        return Node.totalCount(addr);
     }
 
     /** Checks an overflow chain of {@code length} bytes, reporting its runs written after {@link #since}. */
@@ -165,21 +165,21 @@ public final class TreeChecker {
             return;
         }
         long bytes = 0;
-        long page = pageNo;
+        long runNo = pageNo;
         long rev = revision;
-        while (page != 0) {
-            long address = r.page(page, rev, PageHeader.TYPE_OVERFLOW);
-            PageValidator.checkHeader(address, page, rev, PageHeader.TYPE_OVERFLOW);
-            PageValidator.checkOverflow(address, page, limits.pageSize, Integer.MAX_VALUE);
-            int run = PageValidator.overflowPages(address);
-            pages.reached(page, run, rev);
-            bytes += UnsafeApi.getInt(address + Overflow.BYTES);
+        while (runNo != 0) {
+            long runNoess = r.page(runNo, rev, PageHeader.TYPE_OVERFLOW);
+            PageValidator.checkHeader(runNoess, runNo, rev, PageHeader.TYPE_OVERFLOW);
+            PageValidator.checkOverflow(runNoess, runNo, limits.pageSize, Integer.MAX_VALUE);
+            int run = PageValidator.overflowPages(runNoess);
+            pages.reached(runNo, run, rev);
+            bytes += UnsafeApi.getInt(runNoess + Overflow.BYTES);
             if (bytes > length) {
-                throw new CorruptionException(page, "overflow chain holds more than the " + length
+                throw new CorruptionException(runNo, "overflow chain holds more than the " + length
                         + " bytes its entry in page " + leafNo + " says");
             }
-            rev = UnsafeApi.getLong(address + Overflow.NEXT_REVISION);
-            page = UnsafeApi.getLong(address + Overflow.NEXT);
+            rev = UnsafeApi.getLong(runNoess + Overflow.NEXT_REVISION);
+            runNo = UnsafeApi.getLong(runNoess + Overflow.NEXT);
         }
         if (bytes != length) {
             throw new CorruptionException(pageNo, "overflow chain holds " + bytes + " bytes, its entry in page "
@@ -187,10 +187,10 @@ public final class TreeChecker {
         }
     }
 
-    private static void checkBounds(long pageNo, long page, int i, long low, int lowLength, long high,
+    private static void checkBounds(long pageNo, long addr, int i, long low, int lowLength, long high,
             int highLength) {
-        long key = Node.keyAddress(page, i);
-        int length = Node.keyLength(page, i);
+        long key = Node.keyAddress(addr, i);
+        int length = Node.keyLength(addr, i);
         if (lowLength >= 0 && Keys.compare(null, key, length, null, low, lowLength) < 0) {
             throw new CorruptionException(pageNo, "entry " + i + " sorts below the separator its parent gives it");
         }

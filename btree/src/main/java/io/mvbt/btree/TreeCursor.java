@@ -135,9 +135,9 @@ public final class TreeCursor {
         long pageNo = rootPage;
         long revision = rootRevision;
         for (int level = 0; level < depth; level++) {
-            long page = load(pageNo, revision, level);
-            address[level] = page;
-            int n = Node.count(page);
+            long addr = load(pageNo, revision, level);
+            address[level] = addr;
+            int n = Node.count(addr);
             if (level == depth - 1) {
                 if (remaining >= n) {
                     return positioned = false;
@@ -146,13 +146,13 @@ public final class TreeCursor {
                 return positioned = true;
             }
             int i = 0;
-            while (i < n - 1 && remaining >= Node.childCount(page, i)) {
-                remaining -= Node.childCount(page, i);
+            while (i < n - 1 && remaining >= Node.childCount(addr, i)) {
+                remaining -= Node.childCount(addr, i);
                 i++;
             }
             index[level] = i;
-            pageNo = Node.child(page, i);
-            revision = Node.childRevision(page, i);
+            pageNo = Node.child(addr, i);
+            revision = Node.childRevision(addr, i);
         }
         return positioned = false;
     }
@@ -258,13 +258,13 @@ public final class TreeCursor {
         long pageNo = rootPage;
         long revision = rootRevision;
         for (int level = 0; level < depth; level++) {
-            long page = load(pageNo, revision, level);
-            address[level] = page;
+            long addr = load(pageNo, revision, level);
+            address[level] = addr;
             if (level < depth - 1) {
-                int i = Node.searchBranch(page, keyBase, keyOff, keyLen);
+                int i = Node.searchBranch(addr, keyBase, keyOff, keyLen);
                 index[level] = i;
-                pageNo = Node.child(page, i);
-                revision = Node.childRevision(page, i);
+                pageNo = Node.child(addr, i);
+                revision = Node.childRevision(addr, i);
             }
         }
         return true;
@@ -274,28 +274,28 @@ public final class TreeCursor {
         long p = pageNo;
         long rev = revision;
         for (int level = fromLevel; level < depth; level++) {
-            long page = load(p, rev, level);
-            address[level] = page;
-            int i = first ? 0 : Node.count(page) - 1;
+            long addr = load(p, rev, level);
+            address[level] = addr;
+            int i = first ? 0 : Node.count(addr) - 1;
             index[level] = i;
             if (level < depth - 1) {
-                p = Node.child(page, i);
-                rev = Node.childRevision(page, i);
+                p = Node.child(addr, i);
+                rev = Node.childRevision(addr, i);
             }
         }
     }
 
     private long load(long pageNo, long revision, int level) {
         boolean leaf = level == depth - 1;
-        long page = reader.page(pageNo, revision, leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH);
-        if (Node.level(page) != depth - 1 - level) {
-            TreeEditor.checkLevel(page, pageNo, depth - 1 - level);
+        long addr = reader.page(pageNo, revision, leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH);
+        if (Node.level(addr) != depth - 1 - level) {
+            TreeEditor.checkLevel(addr, pageNo, depth - 1 - level);
         }
-        if (Node.count(page) == 0) {
+        if (Node.count(addr) == 0) {
             // Only an empty tree has no entries, and it has no pages: slot 0 would be garbage.
             throw new CorruptionException(pageNo, "empty node in a non-empty tree");
         }
-        return page;
+        return addr;
     }
 
     private void checkPositioned() {

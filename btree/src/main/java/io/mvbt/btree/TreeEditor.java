@@ -86,9 +86,9 @@ public final class TreeEditor {
         int entrySize = encodeNewEntry(entry, keyBase, keyOff, keyLen, valueBase, valueOff, valueLen);
         if (root.isEmpty()) {
             long pageNo = w.allocate(1);
-            long page = w.address(pageNo);
-            Node.init(page, true, 0, pageNo, w.revision(), pageSize);
-            Node.insertRaw(page, pageSize, 0, null, entry, entrySize, scratchA);
+            long addr = w.address(pageNo);
+            Node.init(addr, true, 0, pageNo, w.revision(), pageSize);
+            Node.insertRaw(addr, pageSize, 0, null, entry, entrySize, scratchA);
             root.page = pageNo;
             root.revision = w.revision();
             root.depth = 1;
@@ -186,20 +186,20 @@ public final class TreeEditor {
             w.free(pageNo, revision, 1);
             return 1;
         }
-        long page = w.page(pageNo, revision, leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH);
-        checkLevel(page, pageNo, level);
-        int n = Node.count(page);
+        long addr = w.page(pageNo, revision, leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH);
+        checkLevel(addr, pageNo, level);
+        int n = Node.count(addr);
         long freed = 1;
         detachedNow.clear();
         for (int i = 0; i < n; i++) {
             if (leaf) {
-                if (Node.isOverflow(page, i)) {
-                    long ref = Node.valueAddress(page, i);
+                if (Node.isOverflow(addr, i)) {
+                    long ref = Node.valueAddress(addr, i);
                     Overflow.free(w, UnsafeApi.getLong(ref), UnsafeApi.getLong(ref + 8), UnsafeApi.getInt(ref + 16));
                     freed++;
                 }
             } else {
-                detachLater(Node.child(page, i), Node.childRevision(page, i), level - 1, Node.inlineOnly(page, i));
+                detachLater(Node.child(addr, i), Node.childRevision(addr, i), level - 1, Node.inlineOnly(addr, i));
             }
         }
         w.free(pageNo, revision, 1);
@@ -243,25 +243,25 @@ public final class TreeEditor {
             long revision = root.revision;
             for (int level = 0; level < depth; level++) {
                 boolean leaf = level == depth - 1;
-                long page = w.page(pageNo, revision, leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH);
-                checkLevel(page, pageNo, depth - 1 - level);
+                long addr = w.page(pageNo, revision, leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH);
+                checkLevel(addr, pageNo, depth - 1 - level);
                 pathPage[level] = pageNo;
-                pathAddress[level] = page;
-                pathIndex[level] = Node.count(page) - 1;
+                pathAddress[level] = addr;
+                pathIndex[level] = Node.count(addr) - 1;
                 if (!leaf) {
-                    pageNo = Node.child(page, Node.count(page) - 1);
-                    revision = Node.childRevision(page, Node.count(page) - 1);
+                    pageNo = Node.child(addr, Node.count(addr) - 1);
+                    revision = Node.childRevision(addr, Node.count(addr) - 1);
                 }
             }
             makePathWritable();
             levels = depth;
             for (int level = 0; level < depth; level++) {
-                long page = pathAddress[level];
+                long addr = pathAddress[level];
                 // Pages this transaction already edited may hold garbage; appends need contiguous room.
-                if (Node.garbage(page) > 0) {
-                    Node.compact(page, pageSize, scratchA);
+                if (Node.garbage(addr) > 0) {
+                    Node.compact(addr, pageSize, scratchA);
                 }
-                open[depth - 1 - level] = page;
+                open[depth - 1 - level] = addr;
             }
             long leaf = open[0];
             rememberKey(Node.keyAddress(leaf, Node.count(leaf) - 1), Node.keyLength(leaf, Node.count(leaf) - 1));
@@ -353,9 +353,9 @@ public final class TreeEditor {
 
         private long newNode(int level) {
             long pageNo = w.allocate(1);
-            long page = w.address(pageNo);
-            Node.init(page, level == 0, level, pageNo, w.revision(), pageSize);
-            return page;
+            long addr = w.address(pageNo);
+            Node.init(addr, level == 0, level, pageNo, w.revision(), pageSize);
+            return addr;
         }
 
         private void rememberKey(long address, int length) {
@@ -430,14 +430,14 @@ public final class TreeEditor {
 
     /** Copies the page on the path at {@code level} if an earlier revision wrote it. */
     private void makeWritable(int level) {
-        long page = pathAddress[level];
-        long pageRevision = PageHeader.revision(page);
+        long addr = pathAddress[level];
+        long pageRevision = PageHeader.revision(addr);
         if (pageRevision == w.revision()) {
             return;
         }
         long copyNo = w.allocate(1);
         long copy = w.address(copyNo);
-        Node.copyCompacted(page, copy, pageSize, copyNo, w.revision());
+        Node.copyCompacted(addr, copy, pageSize, copyNo, w.revision());
         w.free(pathPage[level], pageRevision, 1);
         pathPage[level] = copyNo;
         pathAddress[level] = copy;
@@ -451,66 +451,66 @@ public final class TreeEditor {
      * underfull merged with a neighbour, so every node that stays holds an entry.
      */
     private long deleteIn(int level, Object loBase, long loOff, int loLen, Object hiBase, long hiOff, int hiLen) {
-        long page = pathAddress[level];
-        if (Node.isLeaf(page)) {
-            int from = Node.lowerBound(page, loBase, loOff, loLen);
-            int to = Node.lowerBound(page, hiBase, hiOff, hiLen);
+        long addr = pathAddress[level];
+        if (Node.isLeaf(addr)) {
+            int from = Node.lowerBound(addr, loBase, loOff, loLen);
+            int to = Node.lowerBound(addr, hiBase, hiOff, hiLen);
             for (int i = from; i < to; i++) {
-                freeOverflowOf(page, i);
+                freeOverflowOf(addr, i);
             }
-            Node.removeRange(page, pageSize, from, to);
+            Node.removeRange(addr, pageSize, from, to);
             return Math.max(0, to - from);
         }
-        int childLevel = Node.level(page) - 1;
-        int a = Node.searchBranch(page, loBase, loOff, loLen);
-        int b = Node.searchBranch(page, hiBase, hiOff, hiLen);
+        int childLevel = Node.level(addr) - 1;
+        int a = Node.searchBranch(addr, loBase, loOff, loLen);
+        int b = Node.searchBranch(addr, hiBase, hiOff, hiLen);
         long removed = 0;
         for (int j = a + 1; j < b; j++) {
-            removed += Node.childCount(page, j);
-            detachLater(Node.child(page, j), Node.childRevision(page, j), childLevel, Node.inlineOnly(page, j));
+            removed += Node.childCount(addr, j);
+            detachLater(Node.child(addr, j), Node.childRevision(addr, j), childLevel, Node.inlineOnly(addr, j));
         }
         // Child b holds keys below hi unless its separator is hi itself.
-        boolean partialB = b > a && Keys.compare(null, Node.keyAddress(page, b), Node.keyLength(page, b), hiBase,
+        boolean partialB = b > a && Keys.compare(null, Node.keyAddress(addr, b), Node.keyLength(addr, b), hiBase,
                 hiOff, hiLen) < 0;
         if (partialB) {
             removed += deleteInChild(level, b, childLevel, loBase, loOff, loLen, hiBase, hiOff, hiLen);
         }
         removed += deleteInChild(level, a, childLevel, loBase, loOff, loLen, hiBase, hiOff, hiLen);
         if (b - 1 > a) {
-            Node.removeRange(page, pageSize, a + 1, b);
+            Node.removeRange(addr, pageSize, a + 1, b);
         }
         // Children a and a + 1 (the old b) are the edges of the cut: either may now be empty or
         // underfull. Empty ones go first, so that a merge never pours a neighbour into an empty
         // branch (its first entry would then carry the parent's separator as a key).
-        int right = a + 1 < Node.count(page) ? a + 1 : -1;
-        if (right >= 0 && childIsEmpty(page, right, childLevel)) {
-            removeChild(page, right);
+        int right = a + 1 < Node.count(addr) ? a + 1 : -1;
+        if (right >= 0 && childIsEmpty(addr, right, childLevel)) {
+            removeChild(addr, right);
             right = -1;
         }
         int left = a;
-        if (childIsEmpty(page, left, childLevel)) {
-            removeChild(page, left);
+        if (childIsEmpty(addr, left, childLevel)) {
+            removeChild(addr, left);
             left = -1;
             right = right >= 0 ? right - 1 : -1;
         }
         // Merging the right edge first keeps index a valid: it merges with a + 2 or into a.
         if (right >= 0) {
-            mergeIfUnderfull(page, right, childLevel);
+            mergeIfUnderfull(addr, right, childLevel);
         }
-        if (left >= 0 && left < Node.count(page)) {
-            mergeIfUnderfull(page, left, childLevel);
+        if (left >= 0 && left < Node.count(addr)) {
+            mergeIfUnderfull(addr, left, childLevel);
         }
         return removed;
     }
 
     private long deleteInChild(int level, int i, int childLevel, Object loBase, long loOff, int loLen, Object hiBase,
             long hiOff, int hiLen) {
-        long page = pathAddress[level];
+        long addr = pathAddress[level];
         pathIndex[level] = i;
-        pathAddress[level + 1] = writableChild(page, i, childLevel);
-        pathPage[level + 1] = Node.child(page, i);
+        pathAddress[level + 1] = writableChild(addr, i, childLevel);
+        pathPage[level + 1] = Node.child(addr, i);
         long removed = deleteIn(level + 1, loBase, loOff, loLen, hiBase, hiOff, hiLen);
-        Node.setChildCount(page, i, Node.childCount(page, i) - removed);
+        Node.setChildCount(addr, i, Node.childCount(addr, i) - removed);
         return removed;
     }
 
@@ -570,22 +570,22 @@ public final class TreeEditor {
         long revision = root.revision;
         for (int level = 0; level < depth; level++) {
             boolean leaf = level == depth - 1;
-            long page = w.page(pageNo, revision, leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH);
-            checkLevel(page, pageNo, depth - 1 - level);
+            long addr = w.page(pageNo, revision, leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH);
+            checkLevel(addr, pageNo, depth - 1 - level);
             pathPage[level] = pageNo;
-            pathAddress[level] = page;
+            pathAddress[level] = addr;
             if (!leaf) {
-                int i = Node.searchBranch(page, keyBase, keyOff, keyLen);
+                int i = Node.searchBranch(addr, keyBase, keyOff, keyLen);
                 pathIndex[level] = i;
-                pageNo = Node.child(page, i);
-                revision = Node.childRevision(page, i);
+                pageNo = Node.child(addr, i);
+                revision = Node.childRevision(addr, i);
             }
         }
     }
 
-    static void checkLevel(long page, long pageNo, int expected) {
-        if (Node.level(page) != expected) {
-            throw new CorruptionException(pageNo, "node at level " + Node.level(page) + " where level " + expected
+    static void checkLevel(long addr, long pageNo, int expected) {
+        if (Node.level(addr) != expected) {
+            throw new CorruptionException(pageNo, "node at level " + Node.level(addr) + " where level " + expected
                     + " belongs");
         }
     }
@@ -594,14 +594,14 @@ public final class TreeEditor {
     private void makePathWritable() {
         long revision = w.revision();
         for (int level = 0; level < depth; level++) {
-            long page = pathAddress[level];
-            long pageRevision = PageHeader.revision(page);
+            long addr = pathAddress[level];
+            long pageRevision = PageHeader.revision(addr);
             if (pageRevision == revision) {
                 continue;
             }
             long copyNo = w.allocate(1);
             long copy = w.address(copyNo);
-            Node.copyCompacted(page, copy, pageSize, copyNo, revision);
+            Node.copyCompacted(addr, copy, pageSize, copyNo, revision);
             w.free(pathPage[level], pageRevision, 1);
             pathPage[level] = copyNo;
             pathAddress[level] = copy;
@@ -654,26 +654,26 @@ public final class TreeEditor {
 
     /** Inserts a raw entry into the node on the path at {@code level}, splitting upwards as needed. */
     private void insertAt(int level, int at, long entry, int size) {
-        long page = pathAddress[level];
-        if (Node.freeBytes(page, pageSize) >= size + Node.SLOT_SIZE) {
-            Node.insertRaw(page, pageSize, at, null, entry, size, scratchA);
+        long addr = pathAddress[level];
+        if (Node.freeBytes(addr, pageSize) >= size + Node.SLOT_SIZE) {
+            Node.insertRaw(addr, pageSize, at, null, entry, size, scratchA);
             return;
         }
         splitInsert(level, at, entry, size);
     }
 
     private void splitInsert(int level, int at, long entry, int size) {
-        long page = pathAddress[level];
-        boolean leaf = Node.isLeaf(page);
-        int n = Node.count(page);
+        long addr = pathAddress[level];
+        boolean leaf = Node.isLeaf(addr);
+        int n = Node.count(addr);
         boolean append = at == n && onRightEdge(level);
         if (leaf && !append && level > 0 && shareWithSibling(level, at, entry, size)) {
             return;
         }
-        UnsafeApi.copyMemory(page, scratchA, pageSize);
+        UnsafeApi.copyMemory(addr, scratchA, pageSize);
         int total = listEntries(scratchA, 0, leaf, at, entry, size, 0);
         int split = append ? n : chooseSplit(total, leaf);
-        rebuildPair(level, leaf, total, split, page, 0);
+        rebuildPair(level, leaf, total, split, addr, 0);
     }
 
     /**
@@ -685,8 +685,8 @@ public final class TreeEditor {
     private boolean shareWithSibling(int level, int at, long entry, int size) {
         long parent = pathAddress[level - 1];
         int i = pathIndex[level - 1];
-        long page = pathAddress[level];
-        int need = Node.usedBytes(page, pageSize) + size + Node.SLOT_SIZE;
+        long addr = pathAddress[level];
+        int need = Node.usedBytes(addr, pageSize) + size + Node.SLOT_SIZE;
         int limit = 2 * limits.usable - limits.usable / 4;
         int sibling = -1;
         long other = 0;
@@ -699,8 +699,8 @@ public final class TreeEditor {
             return false;
         }
         boolean pageIsLeft = sibling > i;
-        UnsafeApi.copyMemory(pageIsLeft ? page : other, scratchA, pageSize);
-        UnsafeApi.copyMemory(pageIsLeft ? other : page, scratchB, pageSize);
+        UnsafeApi.copyMemory(pageIsLeft ? addr : other, scratchA, pageSize);
+        UnsafeApi.copyMemory(pageIsLeft ? other : addr, scratchB, pageSize);
         int total = listEntries(scratchA, 0, true, pageIsLeft ? at : -1, entry, size, 0);
         total = listEntries(scratchB, 0, true, pageIsLeft ? -1 : at, entry, size, total);
         int split = bestSplit(total, true);
@@ -709,7 +709,7 @@ public final class TreeEditor {
             return false;
         }
         other = writableChild(parent, sibling, 0);
-        long left = pageIsLeft ? page : other;
+        long left = pageIsLeft ? addr : other;
         // Rebuild as a split of the left page whose right page is the existing neighbour.
         int leftIndex = Math.min(i, sibling);
         pathAddress[level] = left;
@@ -728,20 +728,20 @@ public final class TreeEditor {
     }
 
     /**
-     * Appends the entries of {@code page} from {@code from} on to the list at {@code total}, with
+     * Appends the entries of the page at {@code addr} from {@code from} on to the list at {@code total}, with
      * {@code entry} before the one at {@code at} (-1: none); returns the new total.
      */
-    private int listEntries(long page, int from, boolean leaf, int at, long entry, int size, int total) {
-        int n = Node.count(page);
+    private int listEntries(long addr, int from, boolean leaf, int at, long entry, int size, int total) {
+        int n = Node.count(addr);
         for (int j = from; j <= n; j++) {
             if (j == at) {
                 listAddress[total] = entry;
                 listSize[total++] = size;
             }
             if (j < n) {
-                int off = Node.entry(page, j);
-                listAddress[total] = page + off;
-                listSize[total++] = Node.entrySize(page, off, leaf);
+                int off = Node.entry(addr, j);
+                listAddress[total] = addr + off;
+                listSize[total++] = Node.entrySize(addr, off, leaf);
             }
         }
         return total;
@@ -888,17 +888,17 @@ public final class TreeEditor {
     // ------------------------------------------------------------------ rebalancing after delete
 
     private void rebalance(int level) {
-        long page = pathAddress[level];
+        long addr = pathAddress[level];
         if (level == 0) {
-            shrinkRoot(page);
+            shrinkRoot(addr);
             return;
         }
-        if (Node.usedBytes(page, pageSize) >= limits.minFill) {
+        if (Node.usedBytes(addr, pageSize) >= limits.minFill) {
             return;
         }
         long parent = pathAddress[level - 1];
         int i = pathIndex[level - 1];
-        if (Node.count(page) == 0) {
+        if (Node.count(addr) == 0) {
             // Possible under a one-child branch (right-edge splits and bulk loads make them): with no
             // sibling to merge into, the empty page leaves its parent, which is then rebalanced.
             removeChild(parent, i);
@@ -910,12 +910,12 @@ public final class TreeEditor {
             rebalance(level - 1);
             return;
         }
-        boolean leaf = Node.isLeaf(page);
+        boolean leaf = Node.isLeaf(addr);
         int leftIndex = i > 0 ? i - 1 : i;
         int rightIndex = leftIndex + 1;
-        int childLevel = Node.level(page);
-        long left = leftIndex == i ? page : writableChild(parent, leftIndex, childLevel);
-        long right = rightIndex == i ? page : writableChild(parent, rightIndex, childLevel);
+        int childLevel = Node.level(addr);
+        long left = leftIndex == i ? addr : writableChild(parent, leftIndex, childLevel);
+        long right = rightIndex == i ? addr : writableChild(parent, rightIndex, childLevel);
         int sepLength = Node.keyLength(parent, rightIndex);
         int merged = Node.usedBytes(left, pageSize) + Node.usedBytes(right, pageSize) + (leaf ? 0 : sepLength);
         if (merged <= limits.usable) {
@@ -979,22 +979,22 @@ public final class TreeEditor {
         rebuildPair(level, leaf, total, split, left, Node.child(parent, leftIndex + 1));
     }
 
-    private void shrinkRoot(long page) {
-        int n = Node.count(page);
+    private void shrinkRoot(long addr) {
+        int n = Node.count(addr);
         if (n == 0) {
             // An empty leaf, or a branch whose children were all removed: the tree is empty.
             w.free(root.page, root.revision, 1);
             root.clear();
             return;
         }
-        if (Node.isLeaf(page)) {
+        if (Node.isLeaf(addr)) {
             return;
         }
         long pageNo = root.page;
         long revision = root.revision;
         while (n == 1) {
-            long child = Node.child(page, 0);
-            long childRevision = Node.childRevision(page, 0);
+            long child = Node.child(addr, 0);
+            long childRevision = Node.childRevision(addr, 0);
             w.free(pageNo, revision, 1);
             root.depth--;
             root.page = child;
@@ -1004,8 +1004,8 @@ public final class TreeEditor {
             if (root.depth == 1) {
                 return;
             }
-            page = w.page(child, childRevision, PageHeader.TYPE_BRANCH);
-            n = Node.count(page);
+            addr = w.page(child, childRevision, PageHeader.TYPE_BRANCH);
+            n = Node.count(addr);
         }
     }
 }

@@ -37,34 +37,34 @@ public final class TreeWalker {
             return;
         }
         boolean leaf = level == 0;
-        long page = r.page(pageNo, revision, leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH);
-        TreeEditor.checkLevel(page, pageNo, level);
-        visitor.node(pageNo, revision, page, level);
-        int n = Node.count(page);
+        long addr = r.page(pageNo, revision, leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH);
+        TreeEditor.checkLevel(addr, pageNo, level);
+        visitor.node(pageNo, revision, addr, level);
+        int n = Node.count(addr);
         for (int i = 0; i < n; i++) {
             if (leaf) {
-                if (Node.isOverflow(page, i)) {
-                    long ref = Node.valueAddress(page, i);
+                if (Node.isOverflow(addr, i)) {
+                    long ref = Node.valueAddress(addr, i);
                     walkOverflow(r, UnsafeApi.getLong(ref), UnsafeApi.getLong(ref + 8), since, visitor);
                 }
             } else {
-                long childRevision = Node.childRevision(page, i);
+                long childRevision = Node.childRevision(addr, i);
                 if (childRevision > revision) {
-                    throw new CorruptionException(pageNo, "child " + Node.child(page, i) + " claims revision "
+                    throw new CorruptionException(pageNo, "child " + Node.child(addr, i) + " claims revision "
                             + childRevision + ", newer than its parent's " + revision);
                 }
-                walk(r, Node.child(page, i), childRevision, level - 1, since, visitor);
+                walk(r, Node.child(addr, i), childRevision, level - 1, since, visitor);
             }
         }
     }
 
     private static void walkOverflow(PageReader r, long pageNo, long revision, long since, Visitor visitor) {
-        long page = pageNo;
+        long runNo = pageNo;
         long rev = revision;
-        while (page != 0 && rev > since) {
-            long address = r.page(page, rev, PageHeader.TYPE_OVERFLOW);
-            visitor.overflow(page, rev, address);
-            page = UnsafeApi.getLong(address + Overflow.NEXT);
+        while (runNo != 0 && rev > since) {
+            long address = r.page(runNo, rev, PageHeader.TYPE_OVERFLOW);
+            visitor.overflow(runNo, rev, address);
+            runNo = UnsafeApi.getLong(address + Overflow.NEXT);
             rev = UnsafeApi.getLong(address + Overflow.NEXT_REVISION);
         }
     }

@@ -13,16 +13,16 @@ final class FlipSet {
     private int logSize;
     private int size;
 
-    void toggle(long page) {
-        if (bits.clear(page)) {
+    void toggle(long pageNo) {
+        if (bits.clear(pageNo)) {
             size--;
         } else {
-            add(page);
+            add(pageNo);
         }
     }
 
-    void add(long page) {
-        if (bits.set(page)) {
+    void add(long pageNo) {
+        if (bits.set(pageNo)) {
             size++;
             if (logSize == log.length) {
                 if (logSize > 4 * size) {
@@ -31,12 +31,12 @@ final class FlipSet {
                     log = Arrays.copyOf(log, log.length * 2);
                 }
             }
-            log[logSize++] = page;
+            log[logSize++] = pageNo;
         }
     }
 
-    boolean contains(long page) {
-        return bits.get(page);
+    boolean contains(long pageNo) {
+        return bits.get(pageNo);
     }
 
     int size() {
@@ -55,10 +55,10 @@ final class FlipSet {
     int compact() {
         int n = 0;
         for (int i = 0; i < logSize; i++) {
-            long page = log[i];
+            long pageNo = log[i];
             // Clearing the bit as a member is kept drops later repeats of it.
-            if (bits.clear(page)) {
-                log[n++] = page;
+            if (bits.clear(pageNo)) {
+                log[n++] = pageNo;
             }
         }
         for (int i = 0; i < n; i++) {

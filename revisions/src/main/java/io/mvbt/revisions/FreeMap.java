@@ -55,8 +55,8 @@ final class FreeMap {
     private void load(PageReader r, FreeSpace space, long pageCount, long pageNo, long revision, int level,
             long firstSlice) {
         if (level == 0) {
-            long page = r.page(pageNo, revision, PageHeader.TYPE_FREE_BITS);
-            long slice = UnsafeApi.getLong(page + SLICE);
+            long addr = r.page(pageNo, revision, PageHeader.TYPE_FREE_BITS);
+            long slice = UnsafeApi.getLong(addr + SLICE);
             if (slice != firstSlice) {
                 throw new CorruptionException(pageNo, "free-space bitmap for slice " + slice + " where slice "
                         + firstSlice + " belongs");
@@ -64,7 +64,7 @@ final class FreeMap {
             long first = slice * bitsPerPage;
             long end = Math.min(first + bitsPerPage, pageCount);
             for (long p = first; p < end; p += 64) {
-                long word = UnsafeApi.getLong(page + BODY + (p - first) / 8);
+                long word = UnsafeApi.getLong(addr + BODY + (p - first) / 8);
                 while (word != 0) {
                     long bit = p + Long.numberOfTrailingZeros(word);
                     if (bit < end) {
@@ -75,21 +75,21 @@ final class FreeMap {
             }
             return;
         }
-        long page = r.page(pageNo, revision, PageHeader.TYPE_FREE_INDEX);
-        checkLevel(page, pageNo, level);
+        long addr = r.page(pageNo, revision, PageHeader.TYPE_FREE_INDEX);
+        checkLevel(addr, pageNo, level);
         long span = span(level - 1);
         for (int i = 0; i < fanout; i++) {
-            long child = UnsafeApi.getLong(page + BODY + 16L * i);
+            long child = UnsafeApi.getLong(addr + BODY + 16L * i);
             if (child != 0) {
-                load(r, space, pageCount, child, UnsafeApi.getLong(page + BODY + 16L * i + 8), level - 1,
+                load(r, space, pageCount, child, UnsafeApi.getLong(addr + BODY + 16L * i + 8), level - 1,
                         firstSlice + i * span);
             }
         }
     }
 
-    private static void checkLevel(long page, long pageNo, int level) {
-        if (UnsafeApi.getInt(page + LEVEL) != level) {
-            throw new CorruptionException(pageNo, "free-space index at level " + UnsafeApi.getInt(page + LEVEL)
+    private static void checkLevel(long addr, long pageNo, int level) {
+        if (UnsafeApi.getInt(addr + LEVEL) != level) {
+            throw new CorruptionException(pageNo, "free-space index at level " + UnsafeApi.getInt(addr + LEVEL)
                     + " where level " + level + " belongs");
         }
     }
@@ -156,10 +156,10 @@ final class FreeMap {
                 continue;
             }
             long pageNo = w.allocate(1);
-            long page = w.address(pageNo);
-            initIndex(page, pageNo, w.revision(), height + 1);
-            UnsafeApi.putLong(page + BODY, root);
-            UnsafeApi.putLong(page + BODY + 8, rootRevision);
+            long addr = w.address(pageNo);
+            initIndex(addr, pageNo, w.revision(), height + 1);
+            UnsafeApi.putLong(addr + BODY, root);
+            UnsafeApi.putLong(addr + BODY + 8, rootRevision);
             root = pageNo;
             rootRevision = w.revision();
             height++;
@@ -220,11 +220,11 @@ final class FreeMap {
         return copyNo;
     }
 
-    private void initIndex(long page, long pageNo, long revision, int level) {
-        PageHeader.init(page, PageHeader.TYPE_FREE_INDEX, pageNo, revision);
-        UnsafeApi.putInt(page + LEVEL, level);
-        UnsafeApi.putInt(page + LEVEL + 4, 0);
-        UnsafeApi.setMemory(page + BODY, pageSize - BODY, (byte) 0);
+    private void initIndex(long addr, long pageNo, long revision, int level) {
+        PageHeader.init(addr, PageHeader.TYPE_FREE_INDEX, pageNo, revision);
+        UnsafeApi.putInt(addr + LEVEL, level);
+        UnsafeApi.putInt(addr + LEVEL + 4, 0);
+        UnsafeApi.setMemory(addr + BODY, pageSize - BODY, (byte) 0);
     }
 
     private long bitsPageOf(PageWriter w, long slice) {
@@ -239,10 +239,10 @@ final class FreeMap {
         return node;
     }
 
-    private void writeBits(PageWriter w, FreeSpace space, long slice, long page) {
+    private void writeBits(PageWriter w, FreeSpace space, long slice, long addr) {
         long first = slice * bitsPerPage;
         for (long bit = 0; bit < bitsPerPage; bit += 64) {
-            UnsafeApi.putLong(page + BODY + bit / 8, space.inUse.word(first + bit));
+            UnsafeApi.putLong(addr + BODY + bit / 8, space.inUse.word(first + bit));
         }
     }
 
@@ -266,12 +266,12 @@ final class FreeMap {
                     r.page(pageNo, revision, PageHeader.TYPE_FREE_BITS));
             return;
         }
-        long page = r.page(pageNo, revision, PageHeader.TYPE_FREE_INDEX);
-        checkLevel(page, pageNo, level);
-        visitor.page(pageNo, revision, PageHeader.TYPE_FREE_INDEX, page);
+        long addr = r.page(pageNo, revision, PageHeader.TYPE_FREE_INDEX);
+        checkLevel(addr, pageNo, level);
+        visitor.page(pageNo, revision, PageHeader.TYPE_FREE_INDEX, addr);
         for (int i = 0; i < fanout; i++) {
-            long child = UnsafeApi.getLong(page + BODY + 16L * i);
-            long childRevision = UnsafeApi.getLong(page + BODY + 16L * i + 8);
+            long child = UnsafeApi.getLong(addr + BODY + 16L * i);
+            long childRevision = UnsafeApi.getLong(addr + BODY + 16L * i + 8);
             if (child != 0) {
                 if (childRevision > revision) {
                     throw new CorruptionException(pageNo, "free-space index names a child newer than itself");

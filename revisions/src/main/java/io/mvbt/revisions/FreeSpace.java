@@ -97,19 +97,19 @@ final class FreeSpace {
     }
 
     long allocate(int pages) {
-        long page = pages == 1 ? popHot() : -1;
-        boolean lowest = page < 0;
+        long pageNo = pages == 1 ? popHot() : -1;
+        boolean lowest = pageNo < 0;
         if (lowest && pages > 1 && !reuse) {
             // A store that never reuses pages gives every run memory of its own.
-            page = appendRun(pages);
+            pageNo = appendRun(pages);
         } else if (lowest) {
-            page = pages == 1 ? reusable.nextSetBit(hint)
+            pageNo = pages == 1 ? reusable.nextSetBit(hint)
                     : reusable.findRun(pages, hint, store.pageCount(), store::runEnd);
         }
-        if (page < 0 || page + pages > store.pageCount()) {
-            page = grow(pages);
+        if (pageNo < 0 || pageNo + pages > store.pageCount()) {
+            pageNo = grow(pages);
         }
-        for (long p = page; p < page + pages; p++) {
+        for (long p = pageNo; p < pageNo + pages; p++) {
             reusable.clear(p);
             setInUse(p, true);
             if (dirtied.set(p)) {
@@ -121,31 +121,31 @@ final class FreeSpace {
         }
         if (pages == 1 && lowest) {
             // Nothing below a page found from the hint was reusable.
-            hint = page + 1;
+            hint = pageNo + 1;
         }
-        allocated.addLong(page);
+        allocated.addLong(pageNo);
         allocated.addLong(pages);
         transactionPages += pages;
         if (lowest) {
             // A page from the cold pool: newly dirty since the last checkpoint, what checkpoints pace by.
             pagesWritten += pages;
         }
-        return page;
+        return pageNo;
     }
 
     private long popHot() {
         while (hotSize > 0) {
             hotTop = (hotTop - 1) & (hot.length - 1);
             hotSize--;
-            long page = hot[hotTop];
-            if (reusable.get(page)) {
-                return page;
+            long pageNo = hot[hotTop];
+            if (reusable.get(pageNo)) {
+                return pageNo;
             }
         }
         return -1;
     }
 
-    private void pushHot(long page) {
+    private void pushHot(long pageNo) {
         if (hotSize == hot.length && hot.length < MAX_HOT) {
             // Unroll the ring into a larger one, oldest first.
             long[] larger = new long[hot.length * 2];
@@ -155,7 +155,7 @@ final class FreeSpace {
             hot = larger;
             hotTop = hotSize;
         }
-        hot[hotTop] = page;
+        hot[hotTop] = pageNo;
         hotTop = (hotTop + 1) & (hot.length - 1);
         hotSize = Math.min(hotSize + 1, hot.length);
     }
@@ -192,9 +192,9 @@ final class FreeSpace {
         PageSet listed = new PageSet();
         int n = 0;
         for (int i = 1; i <= hotSize && n < into.length; i++) {
-            long page = hot[(hotTop - i) & (hot.length - 1)];
-            if (reusable.get(page) && listed.set(page)) {
-                into[n++] = page;
+            long pageNo = hot[(hotTop - i) & (hot.length - 1)];
+            if (reusable.get(pageNo) && listed.set(pageNo)) {
+                into[n++] = pageNo;
             }
         }
         for (long p = reusable.nextSetBit(hint); p >= 0 && n < into.length; p = reusable.nextSetBit(p + 1)) {
@@ -278,14 +278,14 @@ final class FreeSpace {
     }
 
     /** Frees a run; pages of the running transaction are reusable at once. */
-    void free(long page, long written, int pages) {
-        for (long p = page; p < page + pages; p++) {
+    void free(long pageNo, long written, int pages) {
+        for (long p = pageNo; p < pageNo + pages; p++) {
             setInUse(p, false);
         }
         if (written == transaction) {
-            release(page, pages);
+            release(pageNo, pages);
         } else {
-            freed.addLong(page);
+            freed.addLong(pageNo);
             freed.addLong(pages);
             freed.addLong(written);
         }
@@ -297,19 +297,19 @@ final class FreeSpace {
             flips.copyFrom(flipsBeforeFlush);
         }
         for (int i = 0; i < freed.size(); i += 3) {
-            long page = freed.getLong(i);
+            long pageNo = freed.getLong(i);
             long pages = freed.getLong(i + 1);
-            for (long p = page; p < page + pages; p++) {
+            for (long p = pageNo; p < pageNo + pages; p++) {
                 setInUse(p, true);
             }
         }
         for (int i = 0; i < allocated.size(); i += 2) {
-            long page = allocated.getLong(i);
+            long pageNo = allocated.getLong(i);
             long pages = allocated.getLong(i + 1);
-            for (long p = page; p < page + pages; p++) {
+            for (long p = pageNo; p < pageNo + pages; p++) {
                 setInUse(p, false);
             }
-            release(page, (int) pages);
+            release(pageNo, (int) pages);
         }
         end();
     }
@@ -324,16 +324,16 @@ final class FreeSpace {
         lastCommitPages = transactionPages;
         long holder = PendingPages.floorBelow(held, n, revision);
         for (int i = 0; i < freed.size(); i += 3) {
-            long page = freed.getLong(i);
+            long pageNo = freed.getLong(i);
             int pages = (int) freed.getLong(i + 1);
             long written = freed.getLong(i + 2);
             if (freedLog != null) {
-                freedLog.append(page, pages, written, revision);
+                freedLog.append(pageNo, pages, written, revision);
             }
             if (written > holder) {
-                release(page, pages);
+                release(pageNo, pages);
             } else {
-                pending.add(holder, holdersKnown ? PendingPages.ceiling(held, n, written) : 0, page, pages);
+                pending.add(holder, holdersKnown ? PendingPages.ceiling(held, n, written) : 0, pageNo, pages);
             }
         }
         end();
@@ -376,16 +376,16 @@ final class FreeSpace {
         PageSet accounted = new PageSet();
         // Newest entries first: a page freed twice since is reached only by its last incarnation.
         LongArrayList others = new LongArrayList();
-        boolean complete = log.read(logFrom, (page, pages, written, freedAt) -> {
-            others.addLong(page);
+        boolean complete = log.read(logFrom, (pageNo, pages, written, freedAt) -> {
+            others.addLong(pageNo);
             others.addLong(pages);
             others.addLong(written);
             others.addLong(freedAt);
         });
         for (int i = others.size() - 4; i >= 0; i -= 4) {
-            long page = others.getLong(i);
+            long pageNo = others.getLong(i);
             long holder = PendingPages.floorBelow(held, n, others.getLong(i + 3));
-            for (long p = page; p < page + others.getLong(i + 1); p++) {
+            for (long p = pageNo; p < pageNo + others.getLong(i + 1); p++) {
                 if (accounted.set(p) && reusable.get(p)) {
                     pendIfVisible(p, others.getLong(i + 2), holder, held, n);
                 }
@@ -396,8 +396,8 @@ final class FreeSpace {
         for (int i = 0; i < runs.size(); i += 4) {
             long holder = runs.getLong(i);
             long low = runs.getLong(i + 1);
-            long page = runs.getLong(i + 2);
-            for (long p = page; p < page + runs.getLong(i + 3); p++) {
+            long pageNo = runs.getLong(i + 2);
+            for (long p = pageNo; p < pageNo + runs.getLong(i + 3); p++) {
                 if (accounted.set(p) && reusable.get(p)) {
                     reusable.clear(p);
                     // Had another process used it since, a lost log entry would not say so.
@@ -416,10 +416,10 @@ final class FreeSpace {
         }
     }
 
-    private void pendIfVisible(long page, long written, long holder, long[] held, int n) {
+    private void pendIfVisible(long pageNo, long written, long holder, long[] held, int n) {
         if (holder >= 0 && written <= holder) {
-            reusable.clear(page);
-            pending.add(holder, PendingPages.ceiling(held, n, written), page, 1);
+            reusable.clear(pageNo);
+            pending.add(holder, PendingPages.ceiling(held, n, written), pageNo, 1);
         }
     }
 
@@ -457,23 +457,23 @@ final class FreeSpace {
         }
     }
 
-    private void release(long page, int pages) {
+    private void release(long pageNo, int pages) {
         if (!reuse) {
-            for (long p = page; p < page + pages; p++) {
+            for (long p = pageNo; p < pageNo + pages; p++) {
                 discarded.set(p);
             }
-            store.discard(page, pages);
+            store.discard(pageNo, pages);
             return;
         }
-        for (long p = page; p < page + pages; p++) {
+        for (long p = pageNo; p < pageNo + pages; p++) {
             reusable.set(p);
         }
-        hint = Math.min(hint, page);
-        if (pages == 1 && dirtied.get(page)) {
+        hint = Math.min(hint, pageNo);
+        if (pages == 1 && dirtied.get(pageNo)) {
             // Only a page written since the last checkpoint is still dirty. Pages a checkpoint lets
             // go were written before it and are clean: they are taken in page order like the others,
             // and would fill the ring to its cap (8 MiB of heap) on a large store.
-            pushHot(page);
+            pushHot(pageNo);
         }
     }
 
@@ -488,10 +488,10 @@ final class FreeSpace {
     /** Tells the page store which runs the running transaction wrote (a remote store sends them). */
     void reportWritten() {
         for (int i = 0; i < allocated.size(); i += 2) {
-            long page = allocated.getLong(i);
+            long pageNo = allocated.getLong(i);
             // A run freed again within the transaction is gone (a remote store discarded it already).
-            if (inUse.get(page)) {
-                store.written(page, (int) allocated.getLong(i + 1));
+            if (inUse.get(pageNo)) {
+                store.written(pageNo, (int) allocated.getLong(i + 1));
             }
         }
     }
@@ -508,11 +508,11 @@ final class FreeSpace {
         return n;
     }
 
-    private void setInUse(long page, boolean on) {
-        if (on ? inUse.set(page) : inUse.clear(page)) {
-            flips.toggle(page);
+    private void setInUse(long pageNo, boolean on) {
+        if (on ? inUse.set(pageNo) : inUse.clear(pageNo)) {
+            flips.toggle(pageNo);
             if (flushedFreeMap) {
-                flipsBeforeFlush.toggle(page);
+                flipsBeforeFlush.toggle(pageNo);
             }
         }
     }
@@ -527,10 +527,10 @@ final class FreeSpace {
     }
 
     /** Applies a flip read from the meta page: the page's state differs from the free map. */
-    void loadFlip(long page, long persistedPageCount) {
-        flips.add(page);
-        if (page < persistedPageCount && !inUse.clear(page)) {
-            inUse.set(page);
+    void loadFlip(long pageNo, long persistedPageCount) {
+        flips.add(pageNo);
+        if (pageNo < persistedPageCount && !inUse.clear(pageNo)) {
+            inUse.set(pageNo);
         }
     }
 
@@ -546,8 +546,8 @@ final class FreeSpace {
     }
 
     /** Marks a page in use while loading (no flip: the persisted state says so). */
-    void loadInUse(long page) {
-        inUse.set(page);
+    void loadInUse(long pageNo) {
+        inUse.set(pageNo);
     }
 
     /**

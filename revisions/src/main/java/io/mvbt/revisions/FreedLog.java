@@ -23,7 +23,7 @@ final class FreedLog {
 
     /** Receives one entry. */
     interface Visitor {
-        void freed(long page, int pages, long written, long freed);
+        void freed(long pageNo, int pages, long written, long freed);
     }
 
     FreedLog(LockFile lockFile) {
@@ -37,10 +37,10 @@ final class FreedLog {
         return header.getLongVolatile(LockFile.FREED_SEQUENCE);
     }
 
-    void append(long page, int pages, long written, long freed) {
+    void append(long pageNo, int pages, long written, long freed) {
         long s = sequence();
         int at = (int) (s % capacity) * LockFile.FREED_ENTRY_BYTES;
-        ring.putLong(at, page);
+        ring.putLong(at, pageNo);
         ring.putLong(at + 8, pages);
         ring.putLong(at + 16, written);
         ring.putLong(at + 24, freed);

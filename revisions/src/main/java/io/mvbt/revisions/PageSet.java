@@ -10,16 +10,16 @@ final class PageSet {
     private long[] words = new long[16];
     private long cardinality;
 
-    boolean get(long page) {
-        int w = (int) (page >>> 6);
-        return w < words.length && (words[w] & (1L << page)) != 0;
+    boolean get(long pageNo) {
+        int w = (int) (pageNo >>> 6);
+        return w < words.length && (words[w] & (1L << pageNo)) != 0;
     }
 
     /** Sets the bit; returns true if it changed. */
-    boolean set(long page) {
-        int w = (int) (page >>> 6);
+    boolean set(long pageNo) {
+        int w = (int) (pageNo >>> 6);
         grow(w);
-        long bit = 1L << page;
+        long bit = 1L << pageNo;
         if ((words[w] & bit) != 0) {
             return false;
         }
@@ -29,12 +29,12 @@ final class PageSet {
     }
 
     /** Clears the bit; returns true if it changed. */
-    boolean clear(long page) {
-        int w = (int) (page >>> 6);
+    boolean clear(long pageNo) {
+        int w = (int) (pageNo >>> 6);
         if (w >= words.length) {
             return false;
         }
-        long bit = 1L << page;
+        long bit = 1L << pageNo;
         if ((words[w] & bit) == 0) {
             return false;
         }

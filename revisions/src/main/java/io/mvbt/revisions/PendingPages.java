@@ -31,7 +31,7 @@ import org.agrona.collections.LongArrayList;
 final class PendingPages {
     /** Receives runs that became reusable. */
     interface Sink {
-        void release(long page, int pages);
+        void release(long pageNo, int pages);
     }
 
     /** Single pages listed before a bucket turns them into a bitmap, at the least. */
@@ -52,17 +52,17 @@ final class PendingPages {
             this.low = low;
         }
 
-        void add(long page, int count) {
+        void add(long pageNo, int count) {
             if (count > 1) {
                 if (runs == null) {
                     runs = new LongArrayList();
                 }
-                runs.addLong(page);
+                runs.addLong(pageNo);
                 runs.addLong(count);
             } else if (bitmap != null) {
-                bitmap.set(page);
+                bitmap.set(pageNo);
             } else {
-                highestPage = Math.max(highestPage, page);
+                highestPage = Math.max(highestPage, pageNo);
                 if (singleCount == singles.length) {
                     if (singleCount >= MIN_BITMAP_PAGES && singleCount > highestPage >>> 6) {
                         // A bit per page of the store is now less than a long per page listed.
@@ -70,14 +70,14 @@ final class PendingPages {
                         for (int i = 0; i < singleCount; i++) {
                             bitmap.set(singles[i]);
                         }
-                        bitmap.set(page);
+                        bitmap.set(pageNo);
                         singles = null;
                         singleCount = 0;
                         return;
                     }
                     singles = Arrays.copyOf(singles, singleCount * 2);
                 }
-                singles[singleCount++] = page;
+                singles[singleCount++] = pageNo;
             }
         }
 
@@ -168,7 +168,7 @@ final class PendingPages {
      * up to it: {@code low} is the oldest held revision at or above the one that wrote the run, or
      * any revision below that.
      */
-    void add(long holder, long low, long page, int count) {
+    void add(long holder, long low, long pageNo, int count) {
         if (lastBucket == null || holder != lastHolder || low != lastBucket.low) {
             Group g = groups.get(holder);
             if (g == null) {
@@ -182,7 +182,7 @@ final class PendingPages {
             lastBucket = g.bucket(low);
             lastHolder = holder;
         }
-        lastBucket.add(page, count);
+        lastBucket.add(pageNo, count);
         pageCount += count;
     }
 
@@ -280,10 +280,10 @@ final class PendingPages {
         for (Map.Entry<Long, Group> e : groups.entrySet()) {
             long holder = e.getKey();
             for (Bucket b : e.getValue().buckets) {
-                b.forEach((page, pages) -> {
+                b.forEach((pageNo, pages) -> {
                     runs.addLong(holder);
                     runs.addLong(b.low);
-                    runs.addLong(page);
+                    runs.addLong(pageNo);
                     runs.addLong(pages);
                 });
             }
