@@ -26,7 +26,8 @@ import io.mvbt.pagestore.CorruptionException;
 public final class TreeChecker {
     /** Receives the pages (or runs) a check reached that were written after its revision. */
     public interface Pages {
-        void reached(long pageNo, int pages, long revision);
+        /** A page, or an overflow run of {@code pages} pages, at memory address {@code addr}. */
+        void reached(long pageNo, int pages, long revision, long addr);
     }
 
     private final PageReader r;
@@ -60,12 +61,26 @@ public final class TreeChecker {
         if (root.revision <= since) {
             return;
         }
-        TreeChecker checker = new TreeChecker(r, limits, since, pages);
-        long entries = checker.subtree(root.page, root.revision, root.depth - 1, 0, -1, 0, -1);
+        long entries = detached(r, limits, root.page, root.revision, root.depth - 1, false, since, pages);
         if (entries != root.entries) {
             throw new CorruptionException(root.page, "the tree holds " + entries + " entries, its root says "
                     + root.entries);
         }
+    }
+
+    /**
+     * As {@link #check}, for a subtree without a root record (a detached one, at {@code level}):
+     * returns the entries it holds; {@code inlineOnly} says it was listed as holding no overflow
+     * value, which must be so.
+     */
+    public static long detached(PageReader r, TreeLimits limits, long pageNo, long revision, int level,
+            boolean inlineOnly, long since, Pages pages) {
+        TreeChecker checker = new TreeChecker(r, limits, since, pages);
+        long entries = checker.subtree(pageNo, revision, level, 0, -1, 0, -1);
+        if (inlineOnly && checker.overflowBelow) {
+            throw new CorruptionException(pageNo, "is listed as holding no overflow value, but holds one");
+        }
+        return entries;
     }
 
     /**
@@ -79,7 +94,7 @@ public final class TreeChecker {
         PageValidator.checkHeader(addr, pageNo, revision, leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH);
         PageValidator.checkNode(addr, pageNo, limits);
         TreeEditor.checkLevel(addr, pageNo, level);
-        pages.reached(pageNo, 1, revision);
+        pages.reached(pageNo, 1, revision, addr);
         int n = Node.count(addr);
         if (n == 0) {
             throw new CorruptionException(pageNo, "an empty " + (leaf ? "leaf" : "branch") + " in a non-empty tree");
@@ -168,18 +183,18 @@ public final class TreeChecker {
         long runNo = pageNo;
         long rev = revision;
         while (runNo != 0) {
-            long runNoess = r.page(runNo, rev, PageHeader.TYPE_OVERFLOW);
-            PageValidator.checkHeader(runNoess, runNo, rev, PageHeader.TYPE_OVERFLOW);
-            PageValidator.checkOverflow(runNoess, runNo, limits.pageSize, Integer.MAX_VALUE);
-            int run = PageValidator.overflowPages(runNoess);
-            pages.reached(runNo, run, rev);
-            bytes += UnsafeApi.getInt(runNoess + Overflow.BYTES);
+            long address = r.page(runNo, rev, PageHeader.TYPE_OVERFLOW);
+            PageValidator.checkHeader(address, runNo, rev, PageHeader.TYPE_OVERFLOW);
+            PageValidator.checkOverflow(address, runNo, limits.pageSize, Integer.MAX_VALUE);
+            int run = PageValidator.overflowPages(address);
+            pages.reached(runNo, run, rev, address);
+            bytes += UnsafeApi.getInt(address + Overflow.BYTES);
             if (bytes > length) {
                 throw new CorruptionException(runNo, "overflow chain holds more than the " + length
                         + " bytes its entry in page " + leafNo + " says");
             }
-            rev = UnsafeApi.getLong(runNoess + Overflow.NEXT_REVISION);
-            runNo = UnsafeApi.getLong(runNoess + Overflow.NEXT);
+            rev = UnsafeApi.getLong(address + Overflow.NEXT_REVISION);
+            runNo = UnsafeApi.getLong(address + Overflow.NEXT);
         }
         if (bytes != length) {
             throw new CorruptionException(pageNo, "overflow chain holds " + bytes + " bytes, its entry in page "

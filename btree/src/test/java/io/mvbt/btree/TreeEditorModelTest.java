@@ -159,7 +159,7 @@ class TreeEditorModelTest {
             ok = cursor.prev();
         }
         assertFalse(ok, where);
-        TreeChecker.check(pages, pages.limits, root, -1, (pageNo, n, revision) -> {
+        TreeChecker.check(pages, pages.limits, root, -1, (pageNo, n, revision, addr) -> {
         });
         long[] counted = countPages(pages, root);
         assertEquals(pages.pagesInUse(), counted[0] + counted[1] + counted[2], where + ": page accounting");

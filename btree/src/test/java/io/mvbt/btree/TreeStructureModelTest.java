@@ -85,7 +85,7 @@ class TreeStructureModelTest {
         long removed = editor.deleteRange(pages, root, lo, BASE, 0, hi, BASE, hi.length, (p, r, l, i) -> {
         });
         assertEquals(n - kept, removed);
-        TreeChecker.check(pages, pages.limits, root, -1, (p, c, r) -> {
+        TreeChecker.check(pages, pages.limits, root, -1, (p, c, r, a) -> {
         });
         TreeCursor cursor = new TreeCursor().reset(pages, root);
         assertEquals(true, cursor.first());
@@ -341,7 +341,7 @@ class TreeStructureModelTest {
 
         private void checkTree(int t, long since) {
             try {
-                TreeChecker.check(pages, limits, roots[t], since, (pageNo, n, revision) -> {
+                TreeChecker.check(pages, limits, roots[t], since, (pageNo, n, revision, addr) -> {
                 });
             } catch (RuntimeException e) {
                 throw new AssertionError("step " + step + ": tree " + t + " (since " + since + "): " + e.getMessage(),

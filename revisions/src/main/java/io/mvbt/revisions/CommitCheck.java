@@ -1,11 +1,9 @@
 package io.mvbt.revisions;
 
 import io.mvbt.btree.PageReader;
-import io.mvbt.btree.PageValidator;
 import io.mvbt.btree.TreeChecker;
 import io.mvbt.btree.TreeLimits;
 import io.mvbt.btree.TreeRoot;
-import io.mvbt.btree.TreeWalker;
 import io.mvbt.pagestore.CorruptionException;
 
 /**
@@ -36,20 +34,25 @@ final class CommitCheck {
         try {
             TreeChecker.check(pages, limits, root, revision - 1, this::reached);
         } catch (CorruptionException e) {
-            String prefix = "page " + e.pageNo() + ": ";
-            String problem = e.getMessage().startsWith(prefix) ? e.getMessage().substring(prefix.length())
-                    : e.getMessage();
-            throw refused(e.pageNo(), problem, e);
+            throw refused(e);
         }
     }
 
-    private void reached(long pageNo, int count, long written) {
+    private CorruptionException refused(CorruptionException e) {
+        String prefix = "page " + e.pageNo() + ": ";
+        String problem = e.getMessage().startsWith(prefix) ? e.getMessage().substring(prefix.length())
+                : e.getMessage();
+        return refused(e.pageNo(), problem, e);
+    }
+
+    /** Every written page reached once and in use; the tree's check turns a failure into a refusal. */
+    private void reached(long pageNo, int count, long written, long addr) {
         for (long p = pageNo; p < pageNo + count; p++) {
             if (!reached.set(p)) {
-                throw refused(p, "reached twice", null);
+                throw new CorruptionException(p, "reached twice");
             }
             if (!space.inUse.get(p)) {
-                throw refused(p, "reached but marked free", null);
+                throw new CorruptionException(p, "reached but marked free");
             }
         }
     }
@@ -60,21 +63,16 @@ final class CommitCheck {
      */
     void detached(TreeRoot garbage) {
         tree = "detached subtrees";
-        RevisionWalker.forEachDetached(pages, garbage, subtree -> {
-            if (subtree.revision() == revision) {
-                TreeWalker.walk(pages, subtree.root(), revision - 1, new TreeWalker.Visitor() {
-                    @Override
-                    public void node(long pageNo, long written, long address, int level) {
-                        reached(pageNo, 1, written);
-                    }
-
-                    @Override
-                    public void overflow(long pageNo, long written, long address) {
-                        reached(pageNo, PageValidator.overflowPages(address), written);
-                    }
-                });
-            }
-        });
+        try {
+            RevisionWalker.forEachDetached(pages, garbage, subtree -> {
+                if (subtree.revision() == revision) {
+                    TreeChecker.detached(pages, limits, subtree.page(), subtree.revision(), subtree.level(),
+                            subtree.inlineOnly(), revision - 1, this::reached);
+                }
+            });
+        } catch (CorruptionException e) {
+            throw refused(e);
+        }
     }
 
     /** After every tree: each page the transaction allocated and did not free is reached. */

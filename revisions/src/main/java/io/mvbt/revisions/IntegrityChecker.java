@@ -3,12 +3,8 @@ package io.mvbt.revisions;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.agrona.UnsafeApi;
-
-import io.mvbt.btree.Keys;
-import io.mvbt.btree.Node;
-import io.mvbt.btree.Overflow;
 import io.mvbt.btree.PageHeader;
+import io.mvbt.btree.TreeChecker;
 import io.mvbt.btree.TreeRoot;
 import io.mvbt.pagestore.CorruptionException;
 import io.mvbt.pagestore.PageStore;
@@ -27,8 +23,6 @@ final class IntegrityChecker {
     private final List<String> problems = new ArrayList<>();
     private long pagesChecked;
     private long durable;
-    /** Whether the subtree {@link #checkNode} last checked holds an overflow value. */
-    private boolean overflowBelow;
 
     IntegrityChecker(Store store, PageAccess reader) {
         this.store = store;
@@ -80,123 +74,32 @@ final class IntegrityChecker {
         return new CheckReport(r.revision, pagesChecked, trees, entries, List.copyOf(problems));
     }
 
-    private void checkTree(String name, TreeRoot root) {
-        if (root.isEmpty()) {
-            if (root.entries != 0) {
-                problems.add(name + ": empty tree with counts " + root);
-            }
-            return;
-        }
-        long count = checkNode(name, root.page, root.revision, root.depth - 1, 0, -1, 0, -1);
-        if (count != root.entries) {
-            problems.add(name + ": holds " + count + " entries, its root says " + root.entries);
-        }
-    }
-
-    private void checkDetached(Garbage.Subtree subtree) {
-        overflowBelow = false;
-        checkNode("detached subtree", subtree.page(), subtree.revision(), subtree.level(), 0, -1, 0, -1);
-        if (overflowBelow && subtree.inlineOnly()) {
-            problems.add("detached subtree at page " + subtree.page() + " is listed as holding no overflow value,"
-                    + " but holds one");
-        }
-    }
-
     /**
-     * Checks a subtree whose keys must lie in [low, high) (a length of -1 means unbounded) and
-     * returns its entry count; sets {@link #overflowBelow} if it holds an overflow value.
+     * The invariants within and across the pages of one tree are {@link TreeChecker}'s; here each
+     * page it reaches is also counted, reached once, and sealed where it must be. A damaged tree
+     * gives one problem (its first), and the others are still checked.
      */
-    private long checkNode(String name, long pageNo, long revision, int level, long low, int lowLength, long high,
-            int highLength) {
-        boolean leaf = level == 0;
-        long page = reader.page(pageNo, revision, leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH);
-        markReached(pageNo, 1, name);
-        checkSealed(pageNo, revision, page);
-        if (Node.level(page) != level) {
-            problems.add(name + ": page " + pageNo + " at level " + Node.level(page) + ", expected " + level);
-            return 0;
-        }
-        int n = Node.count(page);
-        if (n == 0) {
-            problems.add(name + ": page " + pageNo + " is an empty node in a non-empty tree");
-            return 0;
-        }
-        if (leaf) {
-            for (int i = 0; i < n; i++) {
-                checkBounds(name, pageNo, page, i, low, lowLength, high, highLength);
-                if (Node.isOverflow(page, i)) {
-                    overflowBelow = true;
-                    checkOverflow(name, page, i);
-                }
-            }
-            return n;
-        }
-        long total = 0;
-        for (int i = 0; i < n; i++) {
-            if (i > 0) {
-                checkBounds(name, pageNo, page, i, low, lowLength, high, highLength);
-            }
-            long childLow = i == 0 ? low : Node.keyAddress(page, i);
-            int childLowLength = i == 0 ? lowLength : Node.keyLength(page, i);
-            long childHigh = i + 1 < n ? Node.keyAddress(page, i + 1) : high;
-            int childHighLength = i + 1 < n ? Node.keyLength(page, i + 1) : highLength;
-            long childRevision = Node.childRevision(page, i);
-            if (childRevision > revision) {
-                problems.add(name + ": page " + pageNo + " points at a child newer than itself");
-                continue;
-            }
-            boolean overflowLeft = overflowBelow;
-            overflowBelow = false;
-            long count = checkNode(name, Node.child(page, i), childRevision, level - 1, childLow, childLowLength,
-                    childHigh, childHighLength);
-            if (overflowBelow && Node.inlineOnly(page, i)) {
-                problems.add(name + ": page " + pageNo + " says child " + Node.child(page, i)
-                        + " holds no overflow value, but it holds one");
-            }
-            overflowBelow |= overflowLeft;
-            if (count != Node.childCount(page, i)) {
-                problems.add(name + ": page " + pageNo + " says child " + Node.child(page, i) + " holds "
-                        + Node.childCount(page, i) + " entries, it holds " + count);
-            }
-            total += count;
-        }
-        return total;
-    }
-
-    private void checkBounds(String name, long pageNo, long page, int i, long low, int lowLength, long high,
-            int highLength) {
-        long key = Node.keyAddress(page, i);
-        int length = Node.keyLength(page, i);
-        if (lowLength >= 0 && Keys.compare(null, key, length, null, low, lowLength) < 0) {
-            problems.add(name + ": page " + pageNo + " entry " + i + " sorts below its parent's separator");
-        }
-        if (highLength >= 0 && Keys.compare(null, key, length, null, high, highLength) >= 0) {
-            problems.add(name + ": page " + pageNo + " entry " + i + " sorts at or above the next separator");
+    private void checkTree(String name, TreeRoot root) {
+        try {
+            TreeChecker.check(reader, store.limits(), root, -1, (pageNo, pages, revision, addr) -> {
+                markReached(pageNo, pages, name);
+                checkSealed(pageNo, revision, addr);
+            });
+        } catch (CorruptionException e) {
+            problems.add(name + ": " + e.getMessage());
         }
     }
 
-    private void checkOverflow(String name, long leaf, int i) {
-        long ref = Node.valueAddress(leaf, i);
-        long pageNo = UnsafeApi.getLong(ref);
-        long revision = UnsafeApi.getLong(ref + 8);
-        long length = UnsafeApi.getInt(ref + 16) & 0xFFFFFFFFL;
-        long bytes = 0;
-        int guard = 0;
-        while (pageNo != 0) {
-            if (++guard > 1 << 16) {
-                problems.add(name + ": overflow chain too long at page " + pageNo);
-                return;
-            }
-            long page = reader.page(pageNo, revision, PageHeader.TYPE_OVERFLOW);
-            int pages = UnsafeApi.getInt(page + Overflow.PAGES);
-            markReached(pageNo, pages, name);
-            checkSealed(pageNo, revision, page);
-            bytes += UnsafeApi.getInt(page + Overflow.BYTES);
-            revision = UnsafeApi.getLong(page + Overflow.NEXT_REVISION);
-            pageNo = UnsafeApi.getLong(page + Overflow.NEXT);
-        }
-        if (bytes != length) {
-            problems.add(name + ": overflow value holds " + bytes + " bytes, its entry says " + length);
+    /** Detached subtrees stay in use until freed: their pages must be valid and reached once. */
+    private void checkDetached(Garbage.Subtree subtree) {
+        try {
+            TreeChecker.detached(reader, store.limits(), subtree.page(), subtree.revision(), subtree.level(),
+                    subtree.inlineOnly(), -1, (pageNo, pages, revision, addr) -> {
+                        markReached(pageNo, pages, "detached subtree");
+                        checkSealed(pageNo, revision, addr);
+                    });
+        } catch (CorruptionException e) {
+            problems.add("detached subtree: " + e.getMessage());
         }
     }
 
