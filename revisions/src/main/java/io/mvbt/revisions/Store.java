@@ -333,13 +333,11 @@ public final class Store implements AutoCloseable {
             System.getLogger("io.mvbt.recovery").log(System.Logger.Level.WARNING, describe() + " opened at revision "
                     + m.revision + "; newer revisions were dropped: " + String.join("; ", dropped));
         }
-        Revision opened = new Revision(m.revision, m.durableRevision, m.catalog.copy(), m.fresh, m.pageCount,
-                m.commitMillis, m.freeRoot, m.freeRevision, m.freeHeight, new TreeRoot[0])
-                .sealedThrough(bound(Recovery.sealedThrough(m)));
+        Revision opened = revisionOf(m, 0);
         if (publisher.adopt(metas, m, opened)) {
             syncOrFail();
         }
-        PageAccess loader = (m.steady() ? access : access.withTrustUnsealed()).through(bound(Recovery.sealedThrough(m)));
+        PageAccess loader = (m.steady() ? access : access.withTrustUnsealed()).through(opened.sealedThrough);
         freeMap.set(m.freeRoot, m.freeRevision, m.freeHeight);
         freeMap.load(loader, space, m.pageCount);
         for (long flip : m.flips) {
@@ -491,9 +489,14 @@ public final class Store implements AutoCloseable {
 
     /** The revision a followed meta names, with room for the roots of the trees known so far. */
     private Revision followedRevision(MetaPage.Record m) {
-        return new Revision(m.revision, m.durableRevision, m.catalog.copy(), m.fresh, m.pageCount,
-                m.commitMillis, m.freeRoot, m.freeRevision, m.freeHeight,
-                new TreeRoot[Math.max(16, treeIds.get() + 16)]).sealedThrough(bound(Recovery.sealedThrough(m)));
+        return revisionOf(m, Math.max(16, treeIds.get() + 16));
+    }
+
+    /** The revision a meta names, with {@code rootSlots} slots for cached roots. */
+    private Revision revisionOf(MetaPage.Record m, int rootSlots) {
+        return new Revision(m.revision, m.durableRevision, m.catalog.copy(), m.fresh, m.pageCount, m.commitMillis,
+                m.freeRoot, m.freeRevision, m.freeHeight, new TreeRoot[rootSlots])
+                .sealedThrough(bound(Recovery.sealedThrough(m)));
     }
 
 

@@ -119,10 +119,15 @@ public final class WriteTxn extends View implements AutoCloseable {
     @Override
     TreeRoot rootOf(Tree tree) {
         TreeState state = state(tree);
-        if (load != null && load.tree() == state.tree) {
-            throw new IllegalStateException("a bulk load into '" + tree.name() + "' is open: close it first");
-        }
+        refuseDuringLoad(state);
         return state.exists ? state.root : Revision.ABSENT;
+    }
+
+    /** A tree takes no other write, and is not read, while a bulk load into it is open. */
+    private void refuseDuringLoad(TreeState state) {
+        if (load != null && load.tree() == state.tree) {
+            throw new IllegalStateException("a bulk load into '" + state.tree.name() + "' is open: close it first");
+        }
     }
 
     /** The transaction's state of the tree; a handle of another Store object means the tree of its name. */
@@ -150,9 +155,7 @@ public final class WriteTxn extends View implements AutoCloseable {
         if (!state.exists) {
             throw new TreeNotFoundException("there is no tree '" + tree.name() + "'");
         }
-        if (load != null && load.tree() == state.tree) {
-            throw new IllegalStateException("a bulk load into '" + tree.name() + "' is open: close it first");
-        }
+        refuseDuringLoad(state);
         return state;
     }
 
@@ -294,10 +297,8 @@ public final class WriteTxn extends View implements AutoCloseable {
         if (!state.exists) {
             return false;
         }
-        if (load != null && load.tree() == state.tree) {
-            // Its loader would go on appending to pages the drop hands to the garbage list.
-            throw new IllegalStateException("a bulk load into '" + tree.name() + "' is open: close it first");
-        }
+        // Its loader would go on appending to pages the drop hands to the garbage list.
+        refuseDuringLoad(state);
         changing();
         try {
             editor.detachAll(state.root, garbage());
