@@ -1,5 +1,6 @@
 package io.mvbt.revisions;
 
+import java.time.Duration;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
@@ -34,6 +35,18 @@ final class WriterPermit {
         }
         span = pages.beginSpan();
         return true;
+    }
+
+    /** Waits up to {@code timeout} for the running write transaction to end; {@code what} names the waiter. */
+    void acquire(String what, Duration timeout) {
+        try {
+            if (!tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+                throw new WriteTimeoutException(what + " waited " + timeout + " for the write transaction");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new WriteTimeoutException("interrupted while waiting for the write transaction");
+        }
     }
 
     void release() {

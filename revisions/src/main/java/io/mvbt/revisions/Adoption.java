@@ -1,0 +1,98 @@
+package io.mvbt.revisions;
+
+import java.util.List;
+
+import io.mvbt.btree.TreeRoot;
+import io.mvbt.pagestore.PageStore;
+
+/**
+ * Takes on the state a store's metas describe: the revision a meta names, and for a writer the
+ * newest trusted meta with its meta slots, free map and free space (at open, and at each turn of
+ * writers that take turns). Remembers the newer revisions recovery had to drop.
+ */
+final class Adoption {
+    private final PageStore pages;
+    private final Checksums checksums;
+    private final PageAccess access;
+    private final Publisher publisher;
+    private final FreeMap freeMap;
+    private final FreeSpace space;
+    private final Health health;
+    /** Newer revisions that recovery found incomplete or damaged and did not open at. */
+    private volatile List<String> dropped = List.of();
+
+    Adoption(PageStore pages, Checksums checksums, PageAccess access, Publisher publisher, FreeMap freeMap,
+            FreeSpace space, Health health) {
+        this.pages = pages;
+        this.checksums = checksums;
+        this.access = access;
+        this.publisher = publisher;
+        this.freeMap = freeMap;
+        this.space = space;
+        this.health = health;
+    }
+
+    /**
+     * Loads the newest meta that can be trusted: the meta slots, the free space and the newest
+     * revision. Newer metas that were rejected are wiped first, so that no later recovery weighs
+     * them and no meta written from now on lands in a slot that is wiped afterwards.
+     */
+    MetaPage.Record adopt() {
+        List<MetaPage.Record> metas = Recovery.readAll(pages, checksums);
+        if (!metas.isEmpty()) {
+            publisher.storeId(metas.get(0).storeId);
+        }
+        Recovery.Choice choice = Recovery.choose(pages, metas, access);
+        MetaPage.Record m = choice.meta();
+        if (!choice.dropped().isEmpty()) {
+            dropped = choice.dropped();
+            System.getLogger("io.mvbt.recovery").log(System.Logger.Level.WARNING, pages.describe()
+                    + " opened at revision " + m.revision + "; newer revisions were dropped: "
+                    + String.join("; ", dropped));
+        }
+        Revision opened = revisionOf(m, 0);
+        if (publisher.adopt(metas, m, opened)) {
+            health.sync(pages::sync);
+        }
+        PageAccess loader = (m.steady() ? access : access.withTrustUnsealed()).through(opened.sealedThrough);
+        freeMap.set(m.freeRoot, m.freeRevision, m.freeHeight);
+        freeMap.load(loader, space, m.pageCount);
+        for (long flip : m.flips) {
+            space.loadFlip(flip, m.pageCount);
+        }
+        space.loaded();
+        return m;
+    }
+
+    /** The meta recovery would open at, for a reader that has no usable announcement. */
+    MetaPage.Record recoveredMeta() {
+        List<MetaPage.Record> metas = Recovery.readAll(pages, checksums);
+        if (!metas.isEmpty()) {
+            publisher.storeId(metas.get(0).storeId);
+        }
+        Recovery.Choice choice = Recovery.choose(pages, metas, access.uncached());
+        dropped = choice.dropped();
+        return choice.meta();
+    }
+
+    /** See {@link Store#droppedRevisions}. */
+    List<String> dropped() {
+        return dropped;
+    }
+
+    /** The revision a meta names, with {@code rootSlots} slots for cached roots. */
+    Revision revisionOf(MetaPage.Record m, int rootSlots) {
+        return new Revision(m.revision, m.durableRevision, m.catalog.copy(), m.fresh, m.pageCount, m.commitMillis,
+                m.freeRoot, m.freeRevision, m.freeHeight, new TreeRoot[rootSlots])
+                .sealedThrough(bound(Recovery.sealedThrough(m)));
+    }
+
+    /**
+     * The revision through which pages must carry a checksum, as this store can promise it (see
+     * {@link PageAccess}). A store that never reuses page numbers (a remote one) keeps no bound:
+     * its readers may hold copies of pages fetched before a checkpoint sealed them.
+     */
+    long bound(long sealedThrough) {
+        return pages.reusesPages() ? sealedThrough : -1;
+    }
+}

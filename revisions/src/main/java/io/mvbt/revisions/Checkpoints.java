@@ -1,0 +1,419 @@
+package io.mvbt.revisions;
+
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongFunction;
+
+import io.mvbt.pagestore.PageStore;
+
+/**
+ * Durability: how a commit's meta reaches the disk, checkpoints (on a background thread, by
+ * {@link Store#sync()} and at close), and giving the free tail of the file back. A checkpoint
+ * seals (checksums) and syncs every page written since the durable revision, then writes a steady
+ * copy of the newest meta and syncs it; the first pass runs beside the writer, and a short second
+ * one under the meta lock covers the commits made meanwhile. A store in memory has nothing to
+ * make durable: every method but {@link #publishCommit} returns at once.
+ */
+final class Checkpoints {
+    private final PageStore pages;
+    private final StoreOptions options;
+    private final Publisher publisher;
+    private final ReaderRegistry registry;
+    private final ReaderSlots slots;
+    private final Peers peers;
+    private final Holders holders;
+    private final FreeSpace space;
+    private final Health health;
+    private final Adoption adoption;
+    private final WriterPermit writer;
+    /** Reads pages that may still lack checksums: the ones this process wrote since the last checkpoint. */
+    private final PageAccess sealer;
+    private final boolean durable;
+    /** Pages are written in place in a file; else sent elsewhere (a remote store), and never reused. */
+    private final boolean inPlace;
+    private final Object lock = new Object();
+    /** The background thread; null for a store in memory or one opened read-only. */
+    private final Checkpointer thread;
+    /** Takes the write faults of the pages the writer allocates after a checkpoint; null if none are taken. */
+    private final Prefaulter prefaulter;
+    /** Counts checkpoints, so that the writer learns that its hot pages were cleaned. */
+    private volatile long count;
+    /** The value of {@link #count} the writer last saw (holding the writer permit). */
+    private long countSeen;
+
+    Checkpoints(PageStore pages, StoreOptions options, Publisher publisher, ReaderRegistry registry,
+            ReaderSlots slots, Peers peers, Holders holders, FreeSpace space, Health health, Adoption adoption,
+            WriterPermit writer, PageAccess sealer) {
+        this.pages = pages;
+        this.options = options;
+        this.publisher = publisher;
+        this.registry = registry;
+        this.slots = slots;
+        this.peers = peers;
+        this.holders = holders;
+        this.space = space;
+        this.health = health;
+        this.adoption = adoption;
+        this.writer = writer;
+        this.sealer = sealer;
+        this.durable = pages.durable();
+        this.inPlace = pages.reusesPages();
+        this.thread = durable && !peers.readOnly() ? new Checkpointer(pages.describe(), options) : null;
+        this.prefaulter = thread != null && peers.prefaults() && options.prefault() && pages.prefaults()
+                ? new Prefaulter(pages, pages.describe()) : null;
+    }
+
+    /** Starts the background threads. */
+    void start() {
+        if (prefaulter != null) {
+            space.reportUseTo(prefaulter);
+            prefaulter.start();
+        }
+        if (thread != null) {
+            thread.start();
+        }
+    }
+
+    /** Stops the background threads, waiting for the round they are in. */
+    void stop() {
+        if (thread != null) {
+            thread.stop();
+        }
+        if (prefaulter != null) {
+            prefaulter.stop();
+        }
+    }
+
+    long count() {
+        return count;
+    }
+
+    long pagesPrefaulted() {
+        return prefaulter == null ? 0 : prefaulter.touched();
+    }
+
+    // ------------------------------------------------------------------ commits
+
+    /**
+     * Publishes a commit's revision, built by {@code revisionAt} for the durable revision read under
+     * the meta lock (where a checkpoint moves it): a SYNC commit seals its pages and syncs, a
+     * NORMAL one writes its meta.
+     */
+    void publishCommit(long revision, LongFunction<Revision> revisionAt, Durability durability) {
+        if (!durable) {
+            publisher.publishUnwritten(revisionAt.apply(publisher.durableRevision()));
+            return;
+        }
+        if (durability == Durability.SYNC) {
+            if (inPlace) {
+                publishSynced(revision, revisionAt);
+            } else {
+                // Not beside a checkpoint's first pass, which seals and copies pages to send outside
+                // the meta lock: a page copied while sealed would arrive torn.
+                synchronized (lock) {
+                    publishSynced(revision, revisionAt);
+                }
+            }
+            return;
+        }
+        publisher.lock();
+        try {
+            publisher.publish(revisionAt.apply(publisher.durableRevision()), space.flips);
+        } finally {
+            publisher.unlock();
+        }
+    }
+
+    /** A commit wrote {@code pagesWritten} pages: NORMAL commits count toward the next checkpoint. */
+    void written(long pagesWritten, Durability durability) {
+        if (thread != null && durability == Durability.NORMAL) {
+            thread.written(pagesWritten * pages.pageSize());
+        }
+    }
+
+    /**
+     * A SYNC commit: seals the pages written since the durable revision, writes a sealed meta and
+     * syncs. The durable revision a checkpoint that finished while this commit waited has moved is
+     * the one to hold for readers elsewhere.
+     */
+    private void publishSynced(long revision, LongFunction<Revision> revisionAt) {
+        publisher.lock();
+        try {
+            long durableBefore = publisher.durableRevision();
+            // Sealed whole before it is published: readers require seals through its own revision.
+            Revision r = revisionAt.apply(durableBefore).sealedThrough(adoption.bound(revision));
+            RevisionWalker.seal(sealer, r, durableBefore);
+            publisher.publishSynced(r, space.flips, () -> health.sync(pages::sync));
+            peers.replaced(durableBefore);
+        } finally {
+            publisher.unlock();
+        }
+    }
+
+    // ------------------------------------------------------------------ checkpoints
+
+    /** {@link Store#sync()}: makes every commit so far durable, as the deployment mode does it. */
+    void sync() {
+        if (durable) {
+            peers.sync(this);
+        }
+    }
+
+    /** Whether a closing checkpoint is to run: a durable store open for writing whose writes did not fail. */
+    boolean dueAtClose() {
+        return thread != null && health.failure() == null;
+    }
+
+    /** {@link Store#sync()} beside the writer: checkpoints, then gives back the free tail if the writer is idle. */
+    void syncBesideWriter() {
+        checkpoint();
+        // The background checkpoint this one waited for may have failed: then nothing is durable.
+        health.checkUnfailed(pages.describe());
+        shrink(false);
+        dropZerosAhead();
+    }
+
+    /** Checkpoints and gives back a large free tail, holding the writer permit. */
+    void checkpointHoldingWriter() {
+        checkpoint();
+        shrinkHoldingWriter(false);
+    }
+
+    /** Checkpoints if any commit is not durable yet. */
+    void checkpoint() {
+        if (durable && publisher.latest().revision != publisher.durableRevision()) {
+            checkpoint(sealer);
+        }
+    }
+
+    /**
+     * At close, holding the writer permit in its turn: a checkpoint, and a steady copy of the
+     * newest meta if it is not steady yet (a SYNC commit's meta names the durable revision before
+     * it), so that the next open trusts the file as it is and walks nothing; then the free tail
+     * goes back.
+     */
+    void atClose() {
+        if (publisher.latest().revision != publisher.durableRevision() || !publisher.headIsSteady()) {
+            checkpoint(sealer);
+        }
+        peers.closing(this::releaseFreed);
+        shrinkHoldingWriter(true);
+    }
+
+    /** Lets go of the freed pages no holder reaches any more (holding the writer permit). */
+    private void releaseFreed() {
+        Holders held = holders.collect(peers);
+        space.releasePending(held.revisions(), held.count());
+    }
+
+    /** A checkpoint whose pages may lack seals (recovery of a commit that was not checkpointed). */
+    void checkpoint(PageAccess sealer) {
+        synchronized (lock) {
+            if (health.failure() != null) {
+                // After a failed fsync another may report success for pages that never reached the
+                // disk: nothing may be called durable any more.
+                return;
+            }
+            int slot = slots.claim(ReaderRegistry.CHECKPOINT);
+            try {
+                checkpointHolding(slot, sealer);
+            } finally {
+                slots.release(slot);
+            }
+        }
+    }
+
+    private void checkpointHolding(int slot, PageAccess sealer) {
+        Revision c = peers.hold(slot);
+        long since = publisher.durableRevision();
+        if (c.revision == since && publisher.headIsSteady()) {
+            return;
+        }
+        // The bulk of the writeback runs outside the meta lock, so that commits go on: c's pages are
+        // sealed and synced (a file) or sent without a meta (a remote store, whose SYNC commits wait
+        // for the checkpoint lock, so that none seals a page being copied).
+        RevisionWalker.seal(sealer, c, since);
+        health.sync(inPlace ? pages::sync : () -> pages.preparePages().run());
+        long sealed = c.revision;
+        if (!inPlace && publisher.latest().revision != sealed) {
+            // Sending took long: a second pass takes the commits made meanwhile, so that the pass
+            // under the meta lock, which commits wait for, copies few pages.
+            Revision c2 = peers.hold(slot);
+            RevisionWalker.seal(sealer, c2, sealed);
+            health.sync(() -> pages.preparePages().run());
+            sealed = c2.revision;
+        }
+        int pending;
+        Revision h;
+        Runnable send;
+        publisher.lock();
+        try {
+            h = publisher.latest();
+            // From here h is what becomes durable: its pages must not be reused (or deleted) by
+            // commits between this lock and the last sync, though it is not durable yet.
+            registry.hold(slot, h);
+            if (h.revision != sealed) {
+                RevisionWalker.seal(sealer, h, sealed);
+                if (inPlace) {
+                    health.sync(pages::sync);
+                }
+            }
+            pending = publisher.publishSteadyCopy(h);
+            // Synced after the lock. A store that sends pages elsewhere sends them and then the
+            // steady meta in order, in one send; it copies them here, as no commit can seal a page
+            // it copies (a page sent while being sealed would arrive torn).
+            send = pages.prepareSync();
+        } finally {
+            publisher.unlock();
+        }
+        health.sync(send);
+        publisher.lock();
+        try {
+            // Unless a SYNC commit made a newer revision durable while the meta was synced.
+            long before = publisher.steadyCopySynced(pending, h);
+            if (before >= 0) {
+                peers.replaced(before);
+                count++;
+            }
+        } finally {
+            publisher.unlock();
+        }
+    }
+
+    // ------------------------------------------------------------------ the writer's side
+
+    /** Learns of checkpoints since the last call (holding the writer); returns whether there were any. */
+    boolean learnCheckpoints() {
+        long done = count;
+        if (done == countSeen) {
+            return false;
+        }
+        countSeen = done;
+        space.checkpointed();
+        return true;
+    }
+
+    /**
+     * Has the prefaulter touch the pages the writer will allocate next, as many as it allocated in
+     * the last checkpoint window, up to what makes a checkpoint anyway, keeping just ahead of the
+     * writer (holding the writer, after the pages the checkpoint let go are reusable).
+     */
+    void prefaultUpcoming() {
+        if (prefaulter == null) {
+            return;
+        }
+        long limit = Math.min(1 << 20, options.checkpointBytes() / pages.pageSize());
+        int n = (int) Math.min(limit, space.lastWindowPages());
+        long[] upcoming = new long[n];
+        // Even empty: the writer's count of pages taken starts again, so the old job must go.
+        prefaulter.touchAhead(upcoming, n > 0 ? space.upcoming(upcoming) : 0);
+    }
+
+    // ------------------------------------------------------------------ the file's size
+
+    /**
+     * Gives back the zeros written ahead of the next growth ({@link Prefaulter}): after a sync the
+     * file holds what the store uses. Needs the writer, which may grow the store meanwhile.
+     */
+    private void dropZerosAhead() {
+        if (!writer.tryAcquire()) {
+            return;
+        }
+        try {
+            if (health.failure() == null) {
+                pages.truncate(pages.pageCount());
+            }
+        } finally {
+            writer.release();
+        }
+    }
+
+    /**
+     * Gives the free tail of the file back to the file system: always on close, otherwise when it
+     * is at least an eighth of the file and 1 MiB. Needs the writer; skipped if a transaction runs.
+     */
+    void shrink(boolean always) {
+        if (!writer.tryAcquire()) {
+            return;
+        }
+        try {
+            shrinkHoldingWriter(always);
+            if (health.failure() == null && learnCheckpoints()) {
+                // The writer is idle: its next pages are prefaulted now, not at its next transaction.
+                releaseFreed();
+                prefaultUpcoming();
+            }
+        } finally {
+            writer.release();
+        }
+    }
+
+    private void shrinkHoldingWriter(boolean always) {
+        if (!inPlace) {
+            // Page numbers past the end may have been written once; they are never handed out again.
+            return;
+        }
+        long pageCount = pages.pageCount();
+        long tail = pages.roundUpToGrowthUnit(space.reusableTailStart());
+        long freeTail = pageCount - tail;
+        if (freeTail <= 0 || health.failure() != null || health.damage() != null
+                || !always && (freeTail < pageCount / 8 || freeTail * pages.pageSize() < (1L << 20))) {
+            return;
+        }
+        space.shrinkTo(tail);
+        Revision base = publisher.latest();
+        long durableRevision = publisher.durableRevision();
+        Revision r = new Revision(base.revision + 1, durableRevision, base.catalog, base.fresh, tail,
+                System.currentTimeMillis(), base.freeMapRoot, base.freeMapRevision, base.freeMapHeight, base.roots)
+                .sealedThrough(adoption.bound(durableRevision));
+        publisher.lock();
+        try {
+            publisher.publish(r, space.flips);
+        } finally {
+            publisher.unlock();
+        }
+        checkpoint(sealer);
+        pages.truncate(tail);
+    }
+
+    /**
+     * The background thread: checkpoints commits made in {@link Durability#NORMAL} mode every
+     * interval, or sooner once enough pages were written, and gives a large free tail of the file
+     * back. Commits only count pages and, rarely, wake it.
+     */
+    private final class Checkpointer extends StoreThread {
+        private final long intervalNanos;
+        private final long wakeBytes;
+        private final AtomicLong writtenBytes = new AtomicLong();
+
+        Checkpointer(String where, StoreOptions options) {
+            super("mvbt-checkpoint " + where);
+            this.intervalNanos = options.checkpointInterval().toNanos();
+            this.wakeBytes = options.checkpointBytes();
+        }
+
+        /** A commit wrote {@code bytes} of pages. */
+        void written(long bytes) {
+            if (writtenBytes.addAndGet(bytes) >= wakeBytes) {
+                wake();
+            }
+        }
+
+        @Override
+        public void run() {
+            while (!stopping()) {
+                LockSupport.parkNanos(this, intervalNanos);
+                if (stopping()) {
+                    break;
+                }
+                writtenBytes.set(0);
+                try {
+                    peers.backgroundCheckpoint(Checkpoints.this);
+                } catch (Throwable t) {
+                    // Storage failures are recorded where they happen; anything else is recorded here.
+                    health.failed(t);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,111 @@
+package io.mvbt.revisions;
+
+import java.time.Duration;
+
+/**
+ * The store's view of who else reads or writes its pages, and what that asks of it: where the
+ * newest revision comes from, how a snapshot holds one, which revisions readers elsewhere hold,
+ * and how the writer takes its turn. One implementation per deployment mode, chosen once by the
+ * {@code Store.open} factory that knows the mode:
+ *
+ * <ul>
+ * <li>{@link SolePeers}: the one writer of a file or of memory, and readers in this process or
+ * (read-only stores of a file) in others, registered in the lock file;
+ * <li>{@link TurnTakingPeers}: writers of several processes taking turns on one file;
+ * <li>{@link FollowerPeers}: a read-only store that follows a file's writer;
+ * <li>{@link RemoteWriterPeers} and {@link RemoteReaderPeers}: pages on shared storage (Redis),
+ * with readers on other hosts.
+ * </ul>
+ */
+interface Peers {
+    /** A writer's turn: {@link #close} ends it. For a sole writer it is nothing. */
+    interface Turn extends AutoCloseable {
+        @Override
+        void close();
+    }
+
+    /** The turn of a writer that has no one to take turns with. */
+    Turn NO_TURN = () -> { };
+
+    /** Whether this store only reads, following a writer elsewhere. */
+    default boolean readOnly() {
+        return false;
+    }
+
+    /**
+     * Whether the writer may prefault the pages it will allocate next (see {@link Prefaulter}):
+     * not where writers of other processes allocate from the same free space.
+     */
+    default boolean prefaults() {
+        return true;
+    }
+
+    /** Loads the store's state at open: a writer runs {@code openAsWriter}, a follower reads what its writer published. */
+    default void open(Runnable openAsWriter) {
+        openAsWriter.run();
+    }
+
+    /** The store has opened ({@code created}: as a new store); the mode sets up what it keeps. */
+    default void opened(boolean created) {
+    }
+
+    /** The newest committed revision, as this store sees it. */
+    Revision newest();
+
+    /** Publishes the newest revision in a registry slot, re-reading until no commit slipped between. */
+    Revision hold(int slot);
+
+    /** Releases a registry slot that {@link #hold} filled. */
+    void release(int slot);
+
+    /** Adds what readers elsewhere hold (a look collected this process's holders). */
+    default void addHeld(Holders held) {
+    }
+
+    /** The durable revision moves on from {@code previous}, which readers elsewhere may have read. */
+    default void replaced(long previous) {
+    }
+
+    /** A meta was announced in the reader table as {@code word}, naming {@code r}. */
+    default void announced(long word, Revision r) {
+    }
+
+    /**
+     * Holding the writer permit: waits up to {@code nanos} for writers of other processes and
+     * catches up with what they committed. {@code what} and {@code timeout} name the wait in the
+     * exception if it times out.
+     */
+    default Turn takeTurn(long nanos, String what, Duration timeout) {
+        return NO_TURN;
+    }
+
+    /**
+     * Holding the writer permit at close: the turn in which the closing checkpoint runs, or null
+     * if writers elsewhere keep it past {@code nanos}.
+     */
+    default Turn closingTurn(long nanos) {
+        return NO_TURN;
+    }
+
+    /** Makes every commit durable and gives back a large free tail: {@link Store#sync()}. */
+    default void sync(Checkpoints checkpoints) {
+        checkpoints.syncBesideWriter();
+    }
+
+    /** The background checkpointer's round. */
+    default void backgroundCheckpoint(Checkpoints checkpoints) {
+        checkpoints.checkpoint();
+        checkpoints.shrink(false);
+    }
+
+    /** Holding the writer permit at the start of a write transaction: a step of any cleaning due. */
+    default void cleanStep() {
+    }
+
+    /**
+     * At close, after the last checkpoint: a store that deletes freed pages lets go of every page
+     * no reader holds any more ({@code releaseFreed}) and deletes what nothing reaches.
+     */
+    default void closing(Runnable releaseFreed) {
+    }
+}
