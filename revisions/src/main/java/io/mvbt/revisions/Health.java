@@ -34,6 +34,17 @@ final class Health {
         }
     }
 
+    /** Throws if a write or sync failed, or if damage was found; {@code where} names the store. */
+    void checkWritable(String where) {
+        checkUnfailed(where);
+        String d = damage;
+        if (d != null) {
+            throw new StoreFailedException("check() found store " + where + " damaged (" + d + "); it refuses "
+                    + "writes until reopened, so that none lands on a page the damage calls free (copyTo saves "
+                    + "what can be read)");
+        }
+    }
+
     void damaged(String problem) {
         if (damage == null) {
             damage = problem;

@@ -19,7 +19,6 @@ import io.mvbt.pagestore.MemoryPageStore;
 import io.mvbt.pagestore.NativeAccess;
 import io.mvbt.pagestore.PageStore;
 import io.mvbt.pagestore.SharedPages;
-import io.mvbt.pagestore.StorageException;
 
 /**
  * A store of named B+trees with one writer and any number of readers. Every commit publishes an
@@ -49,11 +48,9 @@ public final class Store implements AutoCloseable {
     private final PageStore pages;
     private final StoreOptions options;
     private final TreeLimits limits;
-    private final VerifiedPages verified;
     private final Checksums checksums;
     private final PageAccess access;
     private final FreeSpace space;
-    private final FreeMap freeMap;
     private final TxnPages txnPages;
     private final TreeEditor editor;
     private final WriteTxn.Scratch txnScratch = new WriteTxn.Scratch();
@@ -67,6 +64,7 @@ public final class Store implements AutoCloseable {
     /** Who else reads or writes the pages: the deployment mode. */
     private final Peers peers;
     private final Checkpoints checkpoints;
+    private final Committer committer;
     /** Times beginWrite found another write transaction open and had to wait. */
     private final AtomicLong writerWaits = new AtomicLong();
     private final WriterPermit writer;
@@ -76,10 +74,6 @@ public final class Store implements AutoCloseable {
     private final AtomicInteger treeIds = new AtomicInteger();
     /** The internal tree listing detached subtrees not yet freed. */
     private final Tree garbageTree = new Tree(Garbage.NAME, treeIds.getAndIncrement(), this, true);
-    /** Commits since the free map was last flushed (writer-owned). */
-    private long commitsSinceFlush;
-    /** Commits after a flush from which a quarter-full set of flips is flushed ({@link #freeMapFlushDue}). */
-    static final int FLIP_SETTLE_COMMITS = 64;
     private volatile boolean closed;
     private long lastSlowReaderScan = System.nanoTime() - 1_000_000_000L;
     private long lastStaleScan = System.nanoTime();
@@ -101,11 +95,11 @@ public final class Store implements AutoCloseable {
         this.options = options;
         this.registry = registry;
         this.limits = new TreeLimits(pages.pageSize());
-        this.verified = pages.durable() ? new VerifiedPages() : null;
+        VerifiedPages verified = pages.durable() ? new VerifiedPages() : null;
         this.checksums = new Checksums(pages);
         this.access = new PageAccess(pages, checksums, limits, verified, TxnPages.maxRunPages(pages), othersWrite);
         this.space = new FreeSpace(pages);
-        this.freeMap = new FreeMap(pages.pageSize());
+        FreeMap freeMap = new FreeMap(pages.pageSize());
         // Where every commit syncs, each leaves its pages clean: build the next ones off the mapping.
         boolean syncs = options.durability() == Durability.SYNC && pages.durable() && pages.reusesPages();
         this.txnPages = new TxnPages(pages, access, space, verified, syncs ? new PrivatePages(pages, checksums) : null,
@@ -119,6 +113,8 @@ public final class Store implements AutoCloseable {
         this.peers = mode.peers(this);
         this.checkpoints = new Checkpoints(pages, options, publisher, registry, slots, peers, holders, space, health,
                 adoption, writer, access.withTrustUnsealed());
+        this.committer = new Committer(pages, txnPages, space, freeMap, checkpoints, publisher, holders, peers, health,
+                adoption);
         long span = pages.beginSpan();
         try {
             peers.open(() -> {
@@ -456,7 +452,7 @@ public final class Store implements AutoCloseable {
             peers.cleanStep();
             checkSlowReaders();
             turn = taken;
-            return new WriteTxn(this, latest(), txnPages, editor, txnScratch);
+            return new WriteTxn(this, latest(), txnPages, editor, txnScratch, committer, this::endWrite);
         } catch (RuntimeException | Error e) {
             taken.close();
             writer.release();
@@ -500,59 +496,12 @@ public final class Store implements AutoCloseable {
         }
     }
 
-    void commit(WriteTxn txn, TreeRoot catalog, FreshRoots fresh, TreeRoot[] roots, Durability durability) {
-        checkWritable();
-        long revision = txn.revision();
-        txnPages.writePrivate();
-        if (freeMapFlushDue()) {
-            // Reserve first: once the flush starts, nothing may fail before the meta is written.
-            space.reserve(freeMap.flushBound(space));
-            space.flushing();
-            freeMap.flush(txnPages, space);
-            commitsSinceFlush = 0;
-        }
-        space.reportWritten();
-        checkpoints.publishCommit(revision, durable -> revisionOf(revision, durable, catalog, fresh, roots),
-                durability);
-        checkpoints.written(space.takePagesWritten(), durability);
-        Holders held = holders.collect(peers);
-        space.published(revision, held.revisions(), held.count());
-    }
-
-    /**
-     * Whether this commit writes the flips into the free map. Every meta lists them, so each commit
-     * pays for those it carries: flush when they outgrow the meta, and also when they pass a
-     * quarter of that {@value #FLIP_SETTLE_COMMITS} or more commits after the last flush. A set of
-     * flips that stops growing just short of the meta's capacity (pages a tree grew by, then kept)
-     * would otherwise be written by every commit, a fifth of a one-key commit's cost.
-     */
-    private boolean freeMapFlushDue() {
-        int flips = space.flips.size();
-        int capacity = MetaPage.flipCapacity(pages.pageSize());
-        commitsSinceFlush++;
-        return flips > capacity || flips > capacity / 4 && commitsSinceFlush >= FLIP_SETTLE_COMMITS;
-    }
-
-    private Revision revisionOf(long revision, long durable, TreeRoot catalog, FreshRoots fresh, TreeRoot[] roots) {
-        return new Revision(revision, durable, catalog.copy(), fresh, pages.pageCount(), System.currentTimeMillis(),
-                freeMap.root, freeMap.rootRevision, freeMap.height, roots).sealedThrough(adoption.bound(durable));
-    }
-
-    void endWrite(WriteTxn txn, boolean abort) {
-        if (abort) {
-            space.abort();
-            Revision base = latest();
-            freeMap.set(base.freeMapRoot, base.freeMapRevision, base.freeMapHeight);
-        }
+    /** The write transaction ended: its turn and the writer permit go back. */
+    private void endWrite() {
         Peers.Turn ending = turn;
         turn = Peers.NO_TURN;
         ending.close();
         writer.release();
-    }
-
-    /** See {@link Health#writeFailed}. */
-    RuntimeException writeFailed(StorageException e) {
-        return health.writeFailed(e);
     }
 
     // ------------------------------------------------------------------ durability
@@ -576,22 +525,22 @@ public final class Store implements AutoCloseable {
     }
 
     private void checkWritable() {
-        checkUnfailed();
-        String d = health.damage();
-        if (d != null) {
-            throw new StoreFailedException("check() found store " + describe() + " damaged (" + d + "); it refuses "
-                    + "writes until reopened, so that none lands on a page the damage calls free (copyTo saves "
-                    + "what can be read)");
-        }
+        checkOpen();
+        checkNotReadOnly();
+        health.checkWritable(describe());
     }
 
     /** Open for writing, and no write or fsync failed (a store found damaged may still checkpoint). */
     private void checkUnfailed() {
         checkOpen();
+        checkNotReadOnly();
+        health.checkUnfailed(describe());
+    }
+
+    private void checkNotReadOnly() {
         if (peers.readOnly()) {
             throw new ReadOnlyStoreException("store " + describe() + " is open read-only");
         }
-        health.checkUnfailed(describe());
     }
 
     String describe() {

@@ -27,6 +27,9 @@ public final class WriteTxn extends View implements AutoCloseable {
     private final TreeEditor editor;
     private final TreeRoot catalog;
     private final Scratch scratch;
+    private final Committer committer;
+    /** Ends the transaction's hold on the writer. */
+    private final Runnable onEnd;
     /**
      * Open cursors, told of every change. Held weakly: a cursor dropped without a close (a for-each
      * over a range left by {@code break}) is unreachable, so it is let go instead of being told of
@@ -76,8 +79,11 @@ public final class WriteTxn extends View implements AutoCloseable {
         Garbage garbage;
     }
 
-    WriteTxn(Store store, Revision base, TxnPages pages, TreeEditor editor, Scratch scratch) {
+    WriteTxn(Store store, Revision base, TxnPages pages, TreeEditor editor, Scratch scratch, Committer committer,
+            Runnable onEnd) {
         super(store);
+        this.committer = committer;
+        this.onEnd = onEnd;
         this.base = base;
         this.revision = base.revision + 1;
         this.pages = pages;
@@ -199,7 +205,7 @@ public final class WriteTxn extends View implements AutoCloseable {
      */
     RuntimeException poisoned(RuntimeException failure) {
         // A growth of the file that found its channel closed fails the store, not only this transaction.
-        RuntimeException reported = failure instanceof StorageException s ? store.writeFailed(s) : failure;
+        RuntimeException reported = failure instanceof StorageException s ? committer.writeFailed(s) : failure;
         poison(reported);
         return reported;
     }
@@ -469,30 +475,44 @@ public final class WriteTxn extends View implements AutoCloseable {
         }
         boolean done = false;
         try {
-            if ((garbage != null && garbage.changed()) || store.rootOf(base, store.garbageTree()).entries > 0) {
-                garbage().reclaim(RECLAIM_PER_COMMIT);
-            }
+            reclaimDetached();
             TreeRoot[] roots = Arrays.copyOf(base.roots, Math.max(base.roots.length, store.treeCount()));
-            for (TreeState state : scratch.states) {
-                if (changedHere(state)) {
-                    roots[state.tree.id()] = state.exists ? state.root.copy() : Revision.ABSENT;
-                }
-            }
-            FreshRoots fresh = freshRoots(roots);
-            if (fresh == null) {
-                foldIntoCatalog();
-                fresh = FreshRoots.NONE;
-            }
+            FreshRoots fresh = foldRoots(roots);
             if (store.options().checked()) {
                 check();
             }
-            store.commit(this, catalog, fresh, roots, durability);
+            committer.commit(revision, catalog, fresh, roots, durability);
             done = true;
         } catch (StorageException e) {
-            throw store.writeFailed(e);
+            throw committer.writeFailed(e);
         } finally {
             finish(!done);
         }
+    }
+
+    /** Frees a few more pages of the detached subtrees, if any wait. */
+    private void reclaimDetached() {
+        if ((garbage != null && garbage.changed()) || store.rootOf(base, store.garbageTree()).entries > 0) {
+            garbage().reclaim(RECLAIM_PER_COMMIT);
+        }
+    }
+
+    /**
+     * Puts the new root of every tree this transaction changed into {@code roots}, and returns the
+     * fresh roots the meta carries; when they cannot, they go into the catalog.
+     */
+    private FreshRoots foldRoots(TreeRoot[] roots) {
+        for (TreeState state : scratch.states) {
+            if (changedHere(state)) {
+                roots[state.tree.id()] = state.exists ? state.root.copy() : Revision.ABSENT;
+            }
+        }
+        FreshRoots fresh = freshRoots(roots);
+        if (fresh == null) {
+            foldIntoCatalog();
+            return FreshRoots.NONE;
+        }
+        return fresh;
     }
 
     /**
@@ -577,7 +597,10 @@ public final class WriteTxn extends View implements AutoCloseable {
                 state.revision = -1;
             }
         }
-        store.endWrite(this, abort);
+        if (abort) {
+            committer.abort();
+        }
+        onEnd.run();
     }
 
     /** Whether the transaction has committed or aborted. */

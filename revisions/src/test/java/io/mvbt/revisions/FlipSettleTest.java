@@ -44,7 +44,7 @@ class FlipSettleTest {
                 run = flips > quarter ? run + 1 : 0;
                 longestRun = Math.max(longestRun, run);
             }
-            assertTrue(longestRun <= Store.FLIP_SETTLE_COMMITS + 1, "commits in a row carrying more than " + quarter
+            assertTrue(longestRun <= Committer.FLIP_SETTLE_COMMITS + 1, "commits in a row carrying more than " + quarter
                     + " flips: " + longestRun);
             assertTrue(sum < (long) commits * quarter, "flips carried per commit on average: " + sum / commits);
         }

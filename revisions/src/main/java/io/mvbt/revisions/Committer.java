@@ -1,0 +1,102 @@
+package io.mvbt.revisions;
+
+import io.mvbt.btree.TreeRoot;
+import io.mvbt.pagestore.PageStore;
+import io.mvbt.pagestore.StorageException;
+
+/**
+ * What a write transaction's commit and abort do below the trees, in order: write the pages built
+ * in private memory, flush the free map if due, publish the revision as its durability asks, and
+ * let go of the pages no holder reaches any more. Handed to each {@link WriteTxn}, which calls it
+ * and nothing above it; used by the one writer only.
+ */
+final class Committer {
+    /** Commits after a flush from which a quarter-full set of flips is flushed ({@link #freeMapFlushDue}). */
+    static final int FLIP_SETTLE_COMMITS = 64;
+
+    private final PageStore pages;
+    private final TxnPages txnPages;
+    private final FreeSpace space;
+    private final FreeMap freeMap;
+    private final Checkpoints checkpoints;
+    private final Publisher publisher;
+    private final Holders holders;
+    private final Peers peers;
+    private final Health health;
+    private final Adoption adoption;
+    /** Commits since the free map was last flushed. */
+    private long commitsSinceFlush;
+
+    Committer(PageStore pages, TxnPages txnPages, FreeSpace space, FreeMap freeMap, Checkpoints checkpoints,
+            Publisher publisher, Holders holders, Peers peers, Health health, Adoption adoption) {
+        this.pages = pages;
+        this.txnPages = txnPages;
+        this.space = space;
+        this.freeMap = freeMap;
+        this.checkpoints = checkpoints;
+        this.publisher = publisher;
+        this.holders = holders;
+        this.peers = peers;
+        this.health = health;
+        this.adoption = adoption;
+    }
+
+    /** Publishes revision {@code revision} with these roots, durable as {@code durability} says. */
+    void commit(long revision, TreeRoot catalog, FreshRoots fresh, TreeRoot[] roots, Durability durability) {
+        health.checkWritable(pages.describe());
+        txnPages.writePrivate();
+        flushFreeMapIfDue();
+        space.reportWritten();
+        checkpoints.publishCommit(revision, durable -> revisionOf(revision, durable, catalog, fresh, roots),
+                durability);
+        checkpoints.written(space.takePagesWritten(), durability);
+        releaseHolders(revision);
+    }
+
+    /** Throws away what an aborted transaction took: its pages, and a free map it flushed. */
+    void abort() {
+        space.abort();
+        Revision newest = publisher.latest();
+        freeMap.set(newest.freeMapRoot, newest.freeMapRevision, newest.freeMapHeight);
+    }
+
+    /** See {@link Health#writeFailed}. */
+    RuntimeException writeFailed(StorageException e) {
+        return health.writeFailed(e);
+    }
+
+    private void flushFreeMapIfDue() {
+        if (freeMapFlushDue()) {
+            // Reserve first: once the flush starts, nothing may fail before the meta is written.
+            space.reserve(freeMap.flushBound(space));
+            space.flushing();
+            freeMap.flush(txnPages, space);
+            commitsSinceFlush = 0;
+        }
+    }
+
+    /**
+     * Whether this commit writes the flips into the free map. Every meta lists them, so each commit
+     * pays for those it carries: flush when they outgrow the meta, and also when they pass a
+     * quarter of that {@value #FLIP_SETTLE_COMMITS} or more commits after the last flush. A set of
+     * flips that stops growing just short of the meta's capacity (pages a tree grew by, then kept)
+     * would otherwise be written by every commit, a fifth of a one-key commit's cost.
+     */
+    private boolean freeMapFlushDue() {
+        int flips = space.flips.size();
+        int capacity = MetaPage.flipCapacity(pages.pageSize());
+        commitsSinceFlush++;
+        return flips > capacity || flips > capacity / 4 && commitsSinceFlush >= FLIP_SETTLE_COMMITS;
+    }
+
+    private Revision revisionOf(long revision, long durable, TreeRoot catalog, FreshRoots fresh, TreeRoot[] roots) {
+        return new Revision(revision, durable, catalog.copy(), fresh, pages.pageCount(), System.currentTimeMillis(),
+                freeMap.root, freeMap.rootRevision, freeMap.height, roots).sealedThrough(adoption.bound(durable));
+    }
+
+    /** Pages the published revision freed wait for the holders that can reach them; others are reusable. */
+    private void releaseHolders(long revision) {
+        Holders held = holders.collect(peers);
+        space.published(revision, held.revisions(), held.count());
+    }
+}
