@@ -19,6 +19,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.mvbt.pagestore.RemotePageStore;
 import io.mvbt.pagestore.SharedPages;
 import io.mvbt.pagestore.StorageException;
 import io.mvbt.pagestore.redis.RedisPageStore;
@@ -262,13 +263,15 @@ class RedisReaderTest {
      * A reader's page store whose registration reaches Redis once but whose reply is lost: the
      * snapshot open fails after the revision went out.
      */
-    private static final class LostHoldReply extends ForwardingPageStore {
+    private static final class LostHoldReply extends ForwardingPageStore implements RemotePageStore {
+        private final RedisPageStore redis;
         private final SharedPages shared;
         private final SharedPages losing;
 
         LostHoldReply(RedisPageStore redis, AtomicBoolean loseReply) {
             super(redis);
-            this.shared = redis.remote();
+            this.redis = redis;
+            this.shared = redis.shared();
             this.losing = new SharedPages() {
                 @Override
                 public boolean readOnly() {
@@ -302,7 +305,7 @@ class RedisReaderTest {
         }
 
         @Override
-        public SharedPages remote() {
+        public SharedPages shared() {
             return losing;
         }
 
@@ -317,13 +320,23 @@ class RedisReaderTest {
         }
 
         @Override
-        public boolean prefetches() {
-            return pages.prefetches();
+        public void prefetch(long[] pageNos, int count) {
+            redis.prefetch(pageNos, count);
         }
 
         @Override
-        public void prefetch(long[] pageNos, int count) {
-            pages.prefetch(pageNos, count);
+        public Runnable prepareSync() {
+            return redis.prepareSync();
+        }
+
+        @Override
+        public Runnable preparePages() {
+            return redis.preparePages();
+        }
+
+        @Override
+        public void discard(long pageNo, int n) {
+            redis.discard(pageNo, n);
         }
     }
 

@@ -400,7 +400,6 @@ public final class FilePageStore extends RegionPageStore {
      * still missing. Not for files whose writers take turns: another process would take these pages
      * for its own. Failures (a full disk) are left to the growth, which reports them.
      */
-    @Override
     public synchronized boolean zeroAhead(long newPageCount, long maxBytes) {
         if (readOnly || shared || isClosed()) {
             return false;
@@ -466,13 +465,14 @@ public final class FilePageStore extends RegionPageStore {
         }
     }
 
-    @Override
-    public boolean prefaults() {
-        return !readOnly;
-    }
 
-    /** Synchronized with {@link #truncate}, so that no page it touches is cut off under it. */
-    @Override
+    /**
+     * Takes, in the calling thread, the write fault that the next store to each of {@code count}
+     * pages from {@code pageNos[from]} on would take (writeback of a checkpoint cleaned them), so
+     * that the writer that uses them later does not. A hint: the pages' bytes stay as they are, even
+     * under a concurrent write, and pages past the end are skipped. Synchronized with
+     * {@link #truncate}, so that no page it touches is cut off under it.
+     */
     public synchronized void prefault(long[] pageNos, int from, int count) {
         if (readOnly) {
             return;
@@ -527,10 +527,6 @@ public final class FilePageStore extends RegionPageStore {
         return true;
     }
 
-    @Override
-    public boolean reusesPages() {
-        return true;
-    }
 
     @Override
     public String describe() {

@@ -65,10 +65,6 @@ public final class MemoryPageStore extends RegionPageStore {
         return false;
     }
 
-    @Override
-    public boolean reusesPages() {
-        return true;
-    }
 
     @Override
     public String describe() {

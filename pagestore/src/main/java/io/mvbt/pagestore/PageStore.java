@@ -9,6 +9,10 @@ package io.mvbt.pagestore;
  * grows; after {@link #truncate} the pages past the new end must no longer be touched. A store that
  * keeps only some pages in memory (pages elsewhere, a bounded cache) keeps an address valid while
  * a span begun before the lookup ({@link #beginSpan}) is open.
+ *
+ * <p>This is what moves pages; how a deployment uses them is the store's above. A store whose pages
+ * live elsewhere and are sent at a sync is a {@link RemotePageStore}; a file has extras of its own
+ * ({@link FilePageStore#prefault}).
  */
 public interface PageStore extends AutoCloseable {
     /**
@@ -41,7 +45,8 @@ public interface PageStore extends AutoCloseable {
     /**
      * Shrinks the store to {@code newPageCount} pages, which must be a multiple of the growth unit
      * ({@link #roundUpToGrowthUnit}); the caller guarantees that nobody reads the pages past the new end.
-     * Drops whatever {@link #zeroAhead} prepared past it, even at the current page count.
+     * Drops whatever the store prepared past it (a file's zeros written ahead), even at the current
+     * page count.
      */
     void truncate(long newPageCount);
 
@@ -85,16 +90,6 @@ public interface PageStore extends AutoCloseable {
      */
     void write(long pageNo, java.nio.ByteBuffer source);
 
-    /** Whether {@link #prefetch} is worth calling: the pages come from afar. */
-    default boolean prefetches() {
-        return false;
-    }
-
-    /** Fetches the first {@code count} of {@code pageNos} that are not here yet, together (a hint: may do nothing). */
-    default void prefetch(long[] pageNos, int count) {
-        // Pages in memory or a mapped file are here already.
-    }
-
     /**
      * Begins a span in which the caller may keep addresses from {@link #address} (a snapshot, a
      * write turn): a store that evicts pages from memory evicts none looked up while the span is
@@ -109,77 +104,14 @@ public interface PageStore extends AutoCloseable {
         // A store that keeps its pages in memory or a mapping never takes an address back.
     }
 
-    /**
-     * Whether {@link #prefault} is worth calling: pages are written in place through a mapping, and
-     * writeback makes the next store to each page take a fault.
-     */
-    default boolean prefaults() {
-        return false;
-    }
-
-    /**
-     * Takes, in the calling thread, the fault that the next store to each of {@code count} pages from
-     * {@code pageNos[from]} on would take, so that the writer that uses them later does not. A hint:
-     * the pages' bytes stay as they are, even under a concurrent write, and pages past the end are
-     * skipped.
-     */
-    default void prefault(long[] pageNos, int from, int count) {
-    }
-
-    /**
-     * Prepares, in the calling thread, up to {@code maxBytes} of a later growth to {@code newPageCount}
-     * pages, so that {@link #extend} then has less to do. A hint: a store that grows cheaply does
-     * nothing. Returns whether more could be prepared.
-     */
-    default boolean zeroAhead(long newPageCount, long maxBytes) {
-        return false;
-    }
-
-    /** Tells the store that a run of pages was written (remote and fault-injecting stores track it). */
+    /** Tells the store that a run of pages was written in place (remote and fault-injecting stores track it). */
     void written(long pageNo, int pages);
 
     /** Makes every write so far durable; for a file, one fdatasync. */
     void sync();
 
-    /**
-     * Takes note of everything written so far and returns the action that makes it durable, to run
-     * later, outside the caller's locks: a store that sends pages elsewhere copies them now (a page
-     * changed after this call does not reach the other side torn), and runs sends in the order of
-     * their calls. Others sync when the action runs.
-     */
-    default Runnable prepareSync() {
-        return this::sync;
-    }
-
-    /**
-     * Like {@link #prepareSync()} for the pages written so far but not the meta slots: a store that
-     * sends pages elsewhere sends the bulk of a checkpoint ahead, outside the caller's locks, so that
-     * the {@code prepareSync} under them copies little. The caller guarantees that no page written
-     * so far changes meanwhile. Others do nothing.
-     */
-    default Runnable preparePages() {
-        return () -> { };
-    }
-
     /** Whether {@link #sync()} makes writes survive a power cut (false for memory). */
     boolean durable();
-
-    /** Whether a freed page number may be written again (a remote store with caching readers says no). */
-    boolean reusesPages();
-
-    /**
-     * Tells a store that does not reuse pages ({@link #reusesPages()} false) that a run is gone for
-     * good: no revision that is held or durable can reach it, so a remote store may delete it. Stores
-     * that reuse pages are never told.
-     */
-    default void discard(long pageNo, int pages) {
-        // A store that reuses pages keeps them: the writer allocates them again.
-    }
-
-    /** For a store shared with processes on other hosts: what the store above must do about them; else null. */
-    default SharedPages remote() {
-        return null;
-    }
 
     /** Where the pages live, for messages. */
     String describe();

@@ -20,7 +20,6 @@ class MemoryPageStoreTest {
             assertEquals(42, UnsafeApi.getLong(store.address(7)));
             assertEquals(0, UnsafeApi.getLong(store.address(4_999)));
             assertFalse(store.durable());
-            assertTrue(store.reusesPages());
         }
     }
 

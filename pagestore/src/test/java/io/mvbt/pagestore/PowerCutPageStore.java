@@ -221,11 +221,6 @@ public final class PowerCutPageStore extends RegionPageStore {
     }
 
     @Override
-    public boolean reusesPages() {
-        return true;
-    }
-
-    @Override
     public String describe() {
         return "simulated disk";
     }

@@ -12,6 +12,7 @@ import io.mvbt.pagestore.PageStore;
  */
 final class Adoption {
     private final PageStore pages;
+    private final Writeback writeback;
     private final Checksums checksums;
     private final PageAccess access;
     private final Publisher publisher;
@@ -21,9 +22,10 @@ final class Adoption {
     /** Newer revisions that recovery found incomplete or damaged and did not open at. */
     private volatile List<String> dropped = List.of();
 
-    Adoption(PageStore pages, Checksums checksums, PageAccess access, Publisher publisher, FreeMap freeMap,
+    Adoption(PageStore pages, Writeback writeback, Checksums checksums, PageAccess access, Publisher publisher, FreeMap freeMap,
             FreeSpace space, Health health) {
         this.pages = pages;
+        this.writeback = writeback;
         this.checksums = checksums;
         this.access = access;
         this.publisher = publisher;
@@ -93,6 +95,6 @@ final class Adoption {
      * its readers may hold copies of pages fetched before a checkpoint sealed them.
      */
     long bound(long sealedThrough) {
-        return pages.reusesPages() ? sealedThrough : -1;
+        return writeback.reusesPages() ? sealedThrough : -1;
     }
 }

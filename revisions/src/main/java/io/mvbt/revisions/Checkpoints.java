@@ -16,6 +16,7 @@ import io.mvbt.pagestore.PageStore;
  */
 final class Checkpoints {
     private final PageStore pages;
+    private final Writeback writeback;
     private final StoreOptions options;
     private final Publisher publisher;
     private final ReaderRegistry registry;
@@ -41,10 +42,11 @@ final class Checkpoints {
     /** The value of {@link #count} the writer last saw (holding the writer permit). */
     private long countSeen;
 
-    Checkpoints(PageStore pages, StoreOptions options, Publisher publisher, ReaderRegistry registry,
+    Checkpoints(PageStore pages, Writeback writeback, StoreOptions options, Publisher publisher, ReaderRegistry registry,
             ReaderSlots slots, Peers peers, Holders holders, FreeSpace space, Health health, Adoption adoption,
-            WriterPermit writer, PageAccess sealer) {
+            WriterPermit writer, PageAccess sealer, Prefaulter prefaulter) {
         this.pages = pages;
+        this.writeback = writeback;
         this.options = options;
         this.publisher = publisher;
         this.registry = registry;
@@ -57,10 +59,9 @@ final class Checkpoints {
         this.writer = writer;
         this.sealer = sealer;
         this.durable = pages.durable();
-        this.inPlace = pages.reusesPages();
+        this.inPlace = writeback.reusesPages();
         this.thread = durable && !peers.readOnly() ? new Checkpointer(pages.describe(), options) : null;
-        this.prefaulter = thread != null && peers.prefaults() && options.prefault() && pages.prefaults()
-                ? new Prefaulter(pages, pages.describe()) : null;
+        this.prefaulter = thread != null ? prefaulter : null;
     }
 
     /** Starts the background threads. */
@@ -233,14 +234,14 @@ final class Checkpoints {
         // sealed and synced (a file) or sent without a meta (a remote store, whose SYNC commits wait
         // for the checkpoint lock, so that none seals a page being copied).
         RevisionWalker.seal(sealer, c, since);
-        health.sync(inPlace ? pages::sync : () -> pages.preparePages().run());
+        health.sync(inPlace ? pages::sync : () -> writeback.preparePages().run());
         long sealed = c.revision;
         if (!inPlace && publisher.latest().revision != sealed) {
             // Sending took long: a second pass takes the commits made meanwhile, so that the pass
             // under the meta lock, which commits wait for, copies few pages.
             Revision c2 = peers.hold(slot);
             RevisionWalker.seal(sealer, c2, sealed);
-            health.sync(() -> pages.preparePages().run());
+            health.sync(() -> writeback.preparePages().run());
             sealed = c2.revision;
         }
         int pending;
@@ -262,7 +263,7 @@ final class Checkpoints {
             // Synced after the lock. A store that sends pages elsewhere sends them and then the
             // steady meta in order, in one send; it copies them here, as no commit can seal a page
             // it copies (a page sent while being sealed would arrive torn).
-            send = pages.prepareSync();
+            send = writeback.prepareSync();
         } finally {
             publisher.unlock();
         }

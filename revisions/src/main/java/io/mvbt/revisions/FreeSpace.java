@@ -80,9 +80,13 @@ final class FreeSpace {
     /** False for a store that never writes a page number twice: freed pages are discarded, not reused. */
     private final boolean reuse;
 
-    FreeSpace(PageStore store) {
+    /** Where freed pages go: discarded, if the store never writes a page number twice. */
+    private final Writeback writeback;
+
+    FreeSpace(PageStore store, Writeback writeback) {
         this.store = store;
-        this.reuse = store.reusesPages();
+        this.writeback = writeback;
+        this.reuse = writeback.reusesPages();
     }
 
     long pageCount() {
@@ -462,7 +466,7 @@ final class FreeSpace {
             for (long p = pageNo; p < pageNo + pages; p++) {
                 discarded.set(p);
             }
-            store.discard(pageNo, pages);
+            writeback.discard(pageNo, pages);
             return;
         }
         for (long p = pageNo; p < pageNo + pages; p++) {

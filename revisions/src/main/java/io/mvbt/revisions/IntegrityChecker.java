@@ -146,7 +146,7 @@ final class IntegrityChecker {
         });
         // What a reopened store would load: the free map, with the flips of the meta applied.
         PageSet persisted = new PageSet();
-        FreeSpace loaded = new FreeSpace(store.pages());
+        FreeSpace loaded = new FreeSpace(store.pages(), store.writeback());
         RevisionWalker.freeMapOf(r, store.pageSize()).load(reader, loaded, count);
         FlipSet flips = store.flips();
         for (long p = 0; p < count; p++) {

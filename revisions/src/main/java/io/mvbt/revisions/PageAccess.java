@@ -16,6 +16,7 @@ import io.mvbt.pagestore.PageStore;
  */
 final class PageAccess implements PageReader {
     private final PageStore store;
+    private final Writeback writeback;
     private final Checksums checksums;
     private final TreeLimits limits;
     private final VerifiedPages verified;
@@ -36,14 +37,15 @@ final class PageAccess implements PageReader {
      */
     private final long sealedThrough;
 
-    PageAccess(PageStore store, Checksums checksums, TreeLimits limits, VerifiedPages verified, int maxRunPages,
-            boolean trustUnsealed) {
-        this(store, checksums, limits, verified, maxRunPages, trustUnsealed, -1);
+    PageAccess(PageStore store, Writeback writeback, Checksums checksums, TreeLimits limits, VerifiedPages verified,
+            int maxRunPages, boolean trustUnsealed) {
+        this(store, writeback, checksums, limits, verified, maxRunPages, trustUnsealed, -1);
     }
 
-    private PageAccess(PageStore store, Checksums checksums, TreeLimits limits, VerifiedPages verified,
-            int maxRunPages, boolean trustUnsealed, long sealedThrough) {
+    private PageAccess(PageStore store, Writeback writeback, Checksums checksums, TreeLimits limits,
+            VerifiedPages verified, int maxRunPages, boolean trustUnsealed, long sealedThrough) {
         this.store = store;
+        this.writeback = writeback;
         this.checksums = checksums;
         this.limits = limits;
         this.verified = verified;
@@ -53,19 +55,19 @@ final class PageAccess implements PageReader {
     }
 
     PageAccess withTrustUnsealed() {
-        return new PageAccess(store, checksums, limits, verified, maxRunPages, true, sealedThrough);
+        return new PageAccess(store, writeback, checksums, limits, verified, maxRunPages, true, sealedThrough);
     }
 
     /** A reader that validates every page it reads, whatever the cache says (for the checker). */
     PageAccess uncached() {
-        return new PageAccess(store, checksums, limits, verified == null ? null : new VerifiedPages(), maxRunPages,
+        return new PageAccess(store, writeback, checksums, limits, verified == null ? null : new VerifiedPages(), maxRunPages,
                 trustUnsealed, sealedThrough);
     }
 
     /** This access for the pages of a revision whose pages are sealed through {@code revision}. */
     PageAccess through(long revision) {
         return revision == sealedThrough ? this
-                : new PageAccess(store, checksums, limits, verified, maxRunPages, trustUnsealed, revision);
+                : new PageAccess(store, writeback, checksums, limits, verified, maxRunPages, trustUnsealed, revision);
     }
 
     /**
@@ -74,7 +76,7 @@ final class PageAccess implements PageReader {
      * under one meta's rule holds under the rule of any older meta, which is never stricter.
      */
     PageAccess forMeta(long revision, boolean trustUnsealedAbove) {
-        return new PageAccess(store, checksums, limits, verified, maxRunPages, trustUnsealedAbove, revision);
+        return new PageAccess(store, writeback, checksums, limits, verified, maxRunPages, trustUnsealedAbove, revision);
     }
 
     long sealedThrough() {
@@ -92,12 +94,12 @@ final class PageAccess implements PageReader {
 
     @Override
     public boolean prefetches() {
-        return store.prefetches();
+        return writeback.prefetches();
     }
 
     @Override
     public void prefetch(long[] pageNos, int count) {
-        store.prefetch(pageNos, count);
+        writeback.prefetch(pageNos, count);
     }
 
     PageStore store() {

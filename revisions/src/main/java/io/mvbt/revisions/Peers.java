@@ -32,14 +32,6 @@ interface Peers {
         return false;
     }
 
-    /**
-     * Whether the writer may prefault the pages it will allocate next (see {@link Prefaulter}):
-     * not where writers of other processes allocate from the same free space.
-     */
-    default boolean prefaults() {
-        return true;
-    }
-
     /** Loads the store's state at open: a writer runs {@code openAsWriter}, a follower reads what its writer published. */
     default void open(Runnable openAsWriter) {
         openAsWriter.run();

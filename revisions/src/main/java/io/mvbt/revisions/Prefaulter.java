@@ -3,6 +3,7 @@ package io.mvbt.revisions;
 import java.util.Arrays;
 import java.util.concurrent.locks.LockSupport;
 
+import io.mvbt.pagestore.FilePageStore;
 import io.mvbt.pagestore.PageStore;
 
 /**
@@ -30,7 +31,7 @@ final class Prefaulter extends StoreThread {
     /** Zeros written ahead per call, under the page store's lock that growth also takes. */
     private static final long ZERO_BYTES = 256 << 10;
 
-    private final PageStore pages;
+    private final FilePageStore pages;
     /** The pages to touch, in the order the writer will allocate them; replaced after each checkpoint. */
     private volatile Job job;
     /** Pages of the job the writer has taken (written by the writer only). */
@@ -48,7 +49,7 @@ final class Prefaulter extends StoreThread {
     private record Job(long[] pageNos, int count, long base) {
     }
 
-    Prefaulter(PageStore pages, String name) {
+    Prefaulter(FilePageStore pages, String name) {
         super("mvbt-prefault " + name);
         this.pages = pages;
     }

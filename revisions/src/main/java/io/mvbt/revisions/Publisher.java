@@ -32,6 +32,8 @@ final class Publisher {
     private final Checksums checksums;
     private final ReaderRegistry registry;
     private final Announcements announcements;
+    /** Whether a SYNC commit's meta may be written positionally (a file: in place, not sent). */
+    private final boolean positionalMeta;
     private final MetaSlots slots = new MetaSlots();
     /** Guards the meta slots and the publication of revisions; shared by the writer and checkpoints only. */
     private final ReentrantLock lock = new ReentrantLock();
@@ -44,8 +46,10 @@ final class Publisher {
     private volatile Revision latest;
     private volatile long durableRevision;
 
-    Publisher(PageStore pages, Checksums checksums, ReaderRegistry registry, Announcements announcements) {
+    Publisher(PageStore pages, Writeback writeback, Checksums checksums, ReaderRegistry registry,
+            Announcements announcements) {
         this.pages = pages;
+        this.positionalMeta = writeback.reusesPages();
         this.checksums = checksums;
         this.registry = registry;
         this.announcements = announcements;
@@ -145,7 +149,7 @@ final class Publisher {
      * half-written one must not be left in it.
      */
     private void writeSynced(int slot, long seq, Revision r, FlipSet flips) {
-        if (pages.reusesPages()) {
+        if (positionalMeta) {
             try {
                 MetaPage.writePositional(scratch, pages, checksums, storeId, slot, seq, r, r.durableRevision,
                         MetaPage.FLAG_SEALED, flips);

@@ -18,6 +18,7 @@ import io.mvbt.pagestore.FilePageStore;
 import io.mvbt.pagestore.MemoryPageStore;
 import io.mvbt.pagestore.NativeAccess;
 import io.mvbt.pagestore.PageStore;
+import io.mvbt.pagestore.RemotePageStore;
 import io.mvbt.pagestore.SharedPages;
 
 /**
@@ -46,6 +47,7 @@ public final class Store implements AutoCloseable {
     private static final VarHandle ROOTS = MethodHandles.arrayElementVarHandle(TreeRoot[].class);
 
     private final PageStore pages;
+    private final Writeback writeback;
     private final StoreOptions options;
     private final TreeLimits limits;
     private final Checksums checksums;
@@ -86,33 +88,45 @@ public final class Store implements AutoCloseable {
     }
 
     /**
+     * What a {@code Store.open} factory knows of the deployment and the rest of the store does not ask.
+     *
+     * @param registry where snapshots register: the lock file's reader table, or memory
      * @param othersWrite whether pages written by another process are read without their checksum
      *        (readers and writers beside a writer in another process): their headers and structure are checked
+     * @param writeback how written pages reach storage
+     * @param prefaulter takes the writer's write faults ahead of it (a sole writer of a file), or null
+     * @param mode builds the {@link Peers}
      */
-    private Store(PageStore pages, StoreOptions options, boolean create, ReaderRegistry registry, boolean othersWrite,
+    private record Deployment(ReaderRegistry registry, boolean othersWrite, Writeback writeback, Prefaulter prefaulter,
             Mode mode) {
+    }
+
+    private Store(PageStore pages, StoreOptions options, boolean create, Deployment deployment) {
         this.pages = pages;
         this.options = options;
-        this.registry = registry;
+        this.registry = deployment.registry;
+        this.writeback = deployment.writeback;
+        boolean othersWrite = deployment.othersWrite;
         this.limits = new TreeLimits(pages.pageSize());
         VerifiedPages verified = pages.durable() ? new VerifiedPages() : null;
         this.checksums = new Checksums(pages);
-        this.access = new PageAccess(pages, checksums, limits, verified, TxnPages.maxRunPages(pages), othersWrite);
-        this.space = new FreeSpace(pages);
+        this.access = new PageAccess(pages, writeback, checksums, limits, verified, TxnPages.maxRunPages(pages),
+                othersWrite);
+        this.space = new FreeSpace(pages, writeback);
         FreeMap freeMap = new FreeMap(pages.pageSize());
         // Where every commit syncs, each leaves its pages clean: build the next ones off the mapping.
-        boolean syncs = options.durability() == Durability.SYNC && pages.durable() && pages.reusesPages();
+        boolean syncs = options.durability() == Durability.SYNC && pages.durable() && writeback.reusesPages();
         this.txnPages = new TxnPages(pages, access, space, verified, syncs ? new PrivatePages(pages, checksums) : null,
                 health::writeFailed);
-        this.publisher = new Publisher(pages, checksums, registry, (word, r) -> peers().announced(word, r));
+        this.publisher = new Publisher(pages, writeback, checksums, registry, (word, r) -> peers().announced(word, r));
         this.editor = new TreeEditor(limits);
         this.writer = new WriterPermit(pages);
         this.slots = new ReaderSlots(registry, pages);
-        this.adoption = new Adoption(pages, checksums, access, publisher, freeMap, space, health);
+        this.adoption = new Adoption(pages, writeback, checksums, access, publisher, freeMap, space, health);
         this.holders = new Holders(registry, publisher, pages.durable());
-        this.peers = mode.peers(this);
-        this.checkpoints = new Checkpoints(pages, options, publisher, registry, slots, peers, holders, space, health,
-                adoption, writer, access.withTrustUnsealed());
+        this.peers = deployment.mode.peers(this);
+        this.checkpoints = new Checkpoints(pages, writeback, options, publisher, registry, slots, peers, holders,
+                space, health, adoption, writer, access.withTrustUnsealed(), deployment.prefaulter);
         this.committer = new Committer(pages, txnPages, space, freeMap, checkpoints, publisher, holders, peers, health,
                 adoption);
         long span = pages.beginSpan();
@@ -149,12 +163,17 @@ public final class Store implements AutoCloseable {
                 ? FilePageStore.openShared(path, options.pageSize(), MetaPage::detectPageSize, options.maxReaders(),
                         options.writeTimeout().toNanos())
                 : FilePageStore.open(path, options.pageSize(), MetaPage::detectPageSize, options.maxReaders());
-        Mode mode = shared
-                ? s -> new TurnTakingPeers(file, s.registry, s.slots, s.publisher, s.space, s.adoption, s.health,
-                        s.holders, s.writer, options, s.writerWaits, s.fileFollower(file, false))
-                : s -> new SolePeers(s.registry, s.slots, s.publisher);
         try {
-            return new Store(file, options, file.created(), ReaderRegistry.shared(file.lockFile()), shared, mode);
+            ReaderRegistry registry = ReaderRegistry.shared(file.lockFile());
+            Writeback inPlace = Writeback.inPlace(file);
+            // Writers that take turns allocate from one free space: none can prefault what another takes.
+            Deployment deployment = shared
+                    ? new Deployment(registry, true, inPlace, null, s -> new TurnTakingPeers(file, s.registry, s.slots,
+                            s.publisher, s.space, s.adoption, s.health, s.holders, s.writer, options, s.writerWaits,
+                            s.fileFollower(file, false)))
+                    : new Deployment(registry, false, inPlace, options.prefault() ? new Prefaulter(file,
+                            file.describe()) : null, s -> new SolePeers(s.registry, s.slots, s.publisher));
+            return new Store(file, options, file.created(), deployment);
         } catch (RuntimeException | Error e) {
             file.close();
             throw e;
@@ -177,8 +196,8 @@ public final class Store implements AutoCloseable {
         NativeAccess.require();
         FilePageStore file = FilePageStore.openReadOnly(path, MetaPage::detectPageSize, options.maxReaders());
         try {
-            return new Store(file, options, false, ReaderRegistry.shared(file.lockFile()), true,
-                    s -> new FollowerPeers(s.fileFollower(file, true), s.slots));
+            return new Store(file, options, false, new Deployment(ReaderRegistry.shared(file.lockFile()), true,
+                    Writeback.inPlace(file), null, s -> new FollowerPeers(s.fileFollower(file, true), s.slots)));
         } catch (RuntimeException | Error e) {
             file.close();
             throw e;
@@ -204,23 +223,26 @@ public final class Store implements AutoCloseable {
 
     /**
      * A store over any page store: {@code create} for a new one, else recovered from what the page
-     * store holds; shared with other hosts if the page store says so ({@link PageStore#remote()}).
+     * store holds; shared with other hosts if it is a {@link RemotePageStore}.
      * For tests that bring their own storage (a simulated disk, say).
      */
     static Store over(PageStore pages, StoreOptions options, boolean create) {
         NativeAccess.require();
         ReaderRegistry registry = ReaderRegistry.inMemory(options.maxReaders());
-        SharedPages shared = pages.remote();
-        if (shared == null) {
-            return new Store(pages, options, create, registry, false, s -> new SolePeers(s.registry, s.slots,
-                    s.publisher));
+        if (!(pages instanceof RemotePageStore remote)) {
+            return new Store(pages, options, create, new Deployment(registry, false, Writeback.inPlace(pages), null,
+                    s -> new SolePeers(s.registry, s.slots, s.publisher)));
         }
+        SharedPages shared = remote.shared();
+        Writeback sent = Writeback.sent(remote);
         if (shared.readOnly()) {
-            return new Store(pages, options, create, registry, true, s -> new RemoteReaderPeers(shared, pages,
-                    s.registry, s.slots, s.checksums, s.publisher, s.adoption, s.treeIds::get));
+            return new Store(pages, options, create, new Deployment(registry, true, sent, null,
+                    s -> new RemoteReaderPeers(shared, pages, s.registry, s.slots, s.checksums, s.publisher,
+                            s.adoption, s.treeIds::get)));
         }
-        return new Store(pages, options, create, registry, false, s -> new RemoteWriterPeers(shared, pages,
-                s.publisher, s.space, s.health, new SolePeers(s.registry, s.slots, s.publisher)));
+        return new Store(pages, options, create, new Deployment(registry, false, sent, null,
+                s -> new RemoteWriterPeers(shared, pages, s.publisher, s.space, s.health,
+                        new SolePeers(s.registry, s.slots, s.publisher))));
     }
 
     /** A store in memory with default options: same API, nothing durable. */
@@ -630,6 +652,10 @@ public final class Store implements AutoCloseable {
 
     PageStore pages() {
         return pages;
+    }
+
+    Writeback writeback() {
+        return writeback;
     }
 
     /** Flips persisted in the meta of the newest revision (for the checker). */

@@ -51,11 +51,6 @@ final class TurnTakingPeers implements Peers {
         this.freedLog = new FreedLog(file.lockFile());
     }
 
-    @Override
-    public boolean prefaults() {
-        return false;
-    }
-
     /** The store opened in the turn {@link FilePageStore#openShared} took; it ends here. */
     @Override
     public void opened(boolean created) {

@@ -87,10 +87,6 @@ class ForwardingPageStore implements PageStore {
         return pages.durable();
     }
 
-    @Override
-    public boolean reusesPages() {
-        return pages.reusesPages();
-    }
 
     @Override
     public String describe() {

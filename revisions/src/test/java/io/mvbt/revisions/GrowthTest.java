@@ -100,7 +100,7 @@ class GrowthTest {
 
     private static FreeSpace fullSpace(MemoryPageStore memory, PageStore pages, long count) {
         memory.extend(count);
-        FreeSpace space = new FreeSpace(pages);
+        FreeSpace space = new FreeSpace(pages, Writeback.inPlace(pages));
         for (long p = PageStore.META_SLOTS; p < count; p++) {
             space.loadInUse(p);
         }

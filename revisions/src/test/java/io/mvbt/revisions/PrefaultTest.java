@@ -117,7 +117,7 @@ class PrefaultTest {
     void pagesACheckpointLetsGoAreCleanSoNotHot() {
         MemoryPageStore pages = new MemoryPageStore(4096);
         pages.extend(PageStore.META_SLOTS);
-        FreeSpace space = new FreeSpace(pages);
+        FreeSpace space = new FreeSpace(pages, Writeback.inPlace(pages));
         space.loaded();
         space.begin(1);
         long[] written = new long[500];
@@ -158,7 +158,7 @@ class PrefaultTest {
     void upcomingListsThePagesAllocationsTakeNextInTheirOrder() {
         MemoryPageStore pages = new MemoryPageStore(4096);
         pages.extend(PageStore.META_SLOTS);
-        FreeSpace space = new FreeSpace(pages);
+        FreeSpace space = new FreeSpace(pages, Writeback.inPlace(pages));
         space.loaded();
         long[] none = new long[0];
         space.begin(1);

@@ -13,6 +13,7 @@ import org.agrona.collections.LongHashSet;
 
 import io.mvbt.pagestore.CorruptionException;
 import io.mvbt.pagestore.PageStore;
+import io.mvbt.pagestore.RemotePageStore;
 import io.mvbt.pagestore.SharedPages;
 import io.mvbt.pagestore.StorageException;
 import redis.clients.jedis.AbstractPipeline;
@@ -31,13 +32,13 @@ import redis.clients.jedis.exceptions.JedisException;
  * every page written since the last sync, pipelined, then one script that checks the lease and
  * switches the meta slots. A writer that dies between the two leaves only pages no meta reaches;
  * a writer whose lease ran out cannot switch the meta. A page number is never written twice (this
- * store does not reuse pages, {@link #reusesPages()}): freed pages are deleted once no revision
+ * store does not reuse pages, {@link RemotePageStore}): freed pages are deleted once no revision
  * can reach them, and a writer takes new page numbers only above what every earlier writer
  * reserved, so a stale writer still sending pages can never overwrite the new writer's.
  *
  * <p>Open a store on it with {@code Store.open(RedisPageStore.open(endpoint, name, options), storeOptions)}.
  */
-public final class RedisPageStore implements PageStore, SharedPages {
+public final class RedisPageStore implements RemotePageStore, SharedPages {
     private static final String LEASE_ERROR = "MVBTLEASE";
     private static final String CHECK_LEASE = "if redis.call('GET', KEYS[2]) ~= ARGV[1] then return redis.error_reply('"
             + LEASE_ERROR + " this writer no longer holds the lease') end ";
@@ -315,11 +316,6 @@ public final class RedisPageStore implements PageStore, SharedPages {
     /** Whether a value read from Redis is a page or a run of pages. */
     private boolean wholePages(byte[] bytes) {
         return bytes.length > 0 && bytes.length % pageSize == 0 && bytes.length / pageSize <= maxRunPages();
-    }
-
-    @Override
-    public boolean prefetches() {
-        return true;
     }
 
     /** Reads the pages (or runs) not here yet in one pipelined request. */
@@ -780,7 +776,7 @@ public final class RedisPageStore implements PageStore, SharedPages {
     }
 
     @Override
-    public SharedPages remote() {
+    public SharedPages shared() {
         return this;
     }
 
@@ -829,11 +825,6 @@ public final class RedisPageStore implements PageStore, SharedPages {
     @Override
     public boolean durable() {
         return true;
-    }
-
-    @Override
-    public boolean reusesPages() {
-        return false;
     }
 
     @Override
