@@ -2,7 +2,7 @@ package io.mvbt.btree;
 
 import org.agrona.UnsafeApi;
 
-import io.mvbt.pagestore.CorruptionException;
+import io.mvbt.CorruptionException;
 
 /**
  * Values too large for a leaf live in runs of contiguous overflow pages, so a 100 KB value costs

@@ -12,7 +12,7 @@ public interface PageReader {
     /**
      * Memory address of page {@code pageNo}, reached through a pointer that says it was written at
      * {@code revision} and has type {@code type} (a {@link PageHeader} type). Throws
-     * {@link io.mvbt.pagestore.CorruptionException} naming the page if it is not so.
+     * {@link io.mvbt.CorruptionException} naming the page if it is not so.
      */
     long page(long pageNo, long revision, int type);
 

@@ -2,7 +2,7 @@ package io.mvbt.btree;
 
 import org.agrona.UnsafeApi;
 
-import io.mvbt.pagestore.CorruptionException;
+import io.mvbt.CorruptionException;
 
 /**
  * Checks a page read from storage before anything trusts it: the header says what the pointer to

@@ -2,7 +2,7 @@ package io.mvbt.btree;
 
 import org.agrona.UnsafeApi;
 
-import io.mvbt.pagestore.CorruptionException;
+import io.mvbt.CorruptionException;
 
 /**
  * Checks the invariants of a tree that span pages, for the pages written after a given revision:

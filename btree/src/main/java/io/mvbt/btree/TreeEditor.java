@@ -3,7 +3,7 @@ package io.mvbt.btree;
 import org.agrona.BufferUtil;
 import org.agrona.UnsafeApi;
 
-import io.mvbt.pagestore.CorruptionException;
+import io.mvbt.CorruptionException;
 
 /**
  * Copy-on-write edits of one tree at a time, for the single writer. An edit descends read-only,

@@ -1,6 +1,6 @@
 package io.mvbt.btree;
 
-import io.mvbt.pagestore.CorruptionException;
+import io.mvbt.CorruptionException;
 
 /** Point lookups; nothing is allocated and nothing changes. */
 public final class TreeReader {

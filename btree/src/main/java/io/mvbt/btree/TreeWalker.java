@@ -2,7 +2,7 @@ package io.mvbt.btree;
 
 import org.agrona.UnsafeApi;
 
-import io.mvbt.pagestore.CorruptionException;
+import io.mvbt.CorruptionException;
 
 /**
  * Visits the pages of a tree written after a given revision. Copy-on-write makes this cheap: a page

@@ -3,7 +3,7 @@ package io.mvbt.btree;
 import java.util.ArrayDeque;
 import java.util.BitSet;
 
-import io.mvbt.pagestore.CorruptionException;
+import io.mvbt.CorruptionException;
 import io.mvbt.pagestore.MemoryPageStore;
 import io.mvbt.pagestore.PageStore;
 

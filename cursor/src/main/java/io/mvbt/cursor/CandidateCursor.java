@@ -2,7 +2,7 @@ package io.mvbt.cursor;
 
 import org.roaringbitmap.longlong.PeekableLongIterator;
 
-import io.mvbt.revisions.ClosedException;
+import io.mvbt.ClosedException;
 import io.mvbt.revisions.ReadView;
 import io.mvbt.revisions.Tree;
 

@@ -1,6 +1,6 @@
 package io.mvbt.cursor;
 
-import io.mvbt.pagestore.MvbtException;
+import io.mvbt.MvbtException;
 import io.mvbt.revisions.Tree;
 
 /**

@@ -3,7 +3,7 @@ package io.mvbt.cursor;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.mvbt.revisions.ClosedException;
+import io.mvbt.ClosedException;
 import io.mvbt.revisions.Snapshot;
 import io.mvbt.revisions.Tree;
 

@@ -1,6 +1,6 @@
 package io.mvbt.cursor;
 
-import io.mvbt.revisions.ClosedException;
+import io.mvbt.ClosedException;
 
 /**
  * A resume token names a search whose snapshot is gone (closed, or expired by the slow-reader

@@ -11,12 +11,12 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.mvbt.KeyTooLargeException;
 import io.mvbt.cursor.IndexKey;
 import io.mvbt.cursor.Query;
 import io.mvbt.cursor.QueryEvaluator;
 import io.mvbt.cursor.Range;
 import io.mvbt.cursor.RangeCursor;
-import io.mvbt.revisions.KeyTooLargeException;
 import io.mvbt.revisions.Snapshot;
 import io.mvbt.revisions.Store;
 import io.mvbt.revisions.Tree;
@@ -28,7 +28,7 @@ import io.mvbt.revisions.WriteTxn;
  * tree, the parent tree, the descendant counts and every index together, so a search never sees
  * half of it. Searches run on a snapshot: they never block writers and writers never disturb them.
  * Thread-safe: writes from many threads queue for the store's single writer, each for at most the
- * store's write timeout ({@link io.mvbt.revisions.WriteTimeoutException} after it).
+ * store's write timeout ({@link io.mvbt.WriteTimeoutException} after it).
  *
  * <pre>{@code
  * Directory dir = Directory.open(store, "dc=example,dc=com", Schema.defaults());

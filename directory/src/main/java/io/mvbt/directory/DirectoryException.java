@@ -1,6 +1,6 @@
 package io.mvbt.directory;
 
-import io.mvbt.pagestore.MvbtException;
+import io.mvbt.MvbtException;
 
 /** Base type of the directory's own errors: bad names and filters, missing or existing entries. */
 public class DirectoryException extends MvbtException {

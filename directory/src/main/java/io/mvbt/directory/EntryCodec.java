@@ -6,7 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import io.mvbt.pagestore.MvbtException;
+import io.mvbt.MvbtException;
 
 /**
  * The master tree's value for an entry (docs/directory.md has the table):

@@ -1,6 +1,6 @@
 package io.mvbt.history;
 
-import io.mvbt.revisions.ClosedException;
+import io.mvbt.ClosedException;
 import io.mvbt.revisions.WriteTxn;
 
 /**

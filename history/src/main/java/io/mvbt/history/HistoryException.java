@@ -1,6 +1,6 @@
 package io.mvbt.history;
 
-import io.mvbt.pagestore.MvbtException;
+import io.mvbt.MvbtException;
 
 /** A history table refused or could not do something: a damaged entry, a table of another kind. */
 public class HistoryException extends MvbtException {

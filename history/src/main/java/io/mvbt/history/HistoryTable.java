@@ -5,7 +5,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.function.Predicate;
 
-import io.mvbt.revisions.ClosedException;
+import io.mvbt.ClosedException;
 import io.mvbt.revisions.Durability;
 import io.mvbt.revisions.Snapshot;
 import io.mvbt.revisions.Store;
@@ -38,7 +38,7 @@ import io.mvbt.revisions.WriteTxn;
  *
  * <p>Reads run on snapshots and never wait for the writer; writes from several threads take turns
  * (the store has one writer), each waiting at most the store's write timeout
- * ({@link io.mvbt.revisions.WriteTimeoutException} after it). All methods are thread-safe.
+ * ({@link io.mvbt.WriteTimeoutException} after it). All methods are thread-safe.
  *
  * <p>Layout: the entries live in the tree named after the table ({@value #DEFAULT_NAME} by
  * default), 16-byte hash to a compact value ({@code EntryCodec}); a second tree, {@code <name>.meta},

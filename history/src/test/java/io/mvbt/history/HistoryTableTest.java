@@ -21,7 +21,7 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.mvbt.revisions.ClosedException;
+import io.mvbt.ClosedException;
 import io.mvbt.revisions.Durability;
 import io.mvbt.revisions.Store;
 import io.mvbt.revisions.WriteTxn;

@@ -19,9 +19,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.mvbt.ReadOnlyStoreException;
+import io.mvbt.SnapshotExpiredException;
+import io.mvbt.StorageException;
 import io.mvbt.pagestore.RemotePageStore;
 import io.mvbt.pagestore.SharedPages;
-import io.mvbt.pagestore.StorageException;
 import io.mvbt.pagestore.redis.RedisPageStore;
 import io.mvbt.pagestore.redis.RedisServers;
 import io.mvbt.pagestore.redis.RedisStoreOptions;

@@ -17,9 +17,9 @@ import java.util.TreeMap;
 
 import org.junit.jupiter.api.Test;
 
-import io.mvbt.pagestore.MvbtException;
-import io.mvbt.pagestore.StorageException;
-import io.mvbt.pagestore.StoreLockedException;
+import io.mvbt.MvbtException;
+import io.mvbt.StorageException;
+import io.mvbt.StoreLockedException;
 import io.mvbt.pagestore.redis.LeaseLostException;
 import io.mvbt.pagestore.redis.RedisEndpoint;
 import io.mvbt.pagestore.redis.RedisPageStore;

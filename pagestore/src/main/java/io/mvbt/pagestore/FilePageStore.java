@@ -8,6 +8,11 @@ import java.nio.file.StandardOpenOption;
 
 import org.agrona.UnsafeApi;
 
+import io.mvbt.CorruptionException;
+import io.mvbt.StorageException;
+import io.mvbt.StoreLockedException;
+import io.mvbt.WriterByAnotherNameException;
+
 /**
  * Pages in a file, memory-mapped and read and written in place. Writing a page is a memory store:
  * a commit makes no system call. {@link #sync()} is one fdatasync, which on Linux also writes back

@@ -12,6 +12,10 @@ import java.util.Map;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import io.mvbt.CorruptionException;
+import io.mvbt.StorageException;
+import io.mvbt.StoreLockedException;
+
 /**
  * The lock file beside a store file ({@code <file>-lock}): the writer lock, and the table of
  * revisions that snapshots hold, memory-mapped and shared by every process that opens the store.

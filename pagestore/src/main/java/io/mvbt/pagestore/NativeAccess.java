@@ -4,6 +4,8 @@ import java.nio.ByteOrder;
 
 import org.agrona.concurrent.UnsafeBuffer;
 
+import io.mvbt.MvbtException;
+
 /**
  * Checks, once, that this JVM lets Agrona reach {@code jdk.internal.misc.Unsafe}. Without the flag
  * Agrona fails deep inside a class initializer with an {@link IllegalAccessError}; we fail first,

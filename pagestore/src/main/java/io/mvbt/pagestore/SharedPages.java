@@ -1,5 +1,7 @@
 package io.mvbt.pagestore;
 
+import io.mvbt.StorageException;
+
 /**
  * What a page store shared with processes on other hosts tells the store above it (a file shares
  * through its lock file instead). A read-only follower fetches the metas its writer published and

@@ -12,6 +12,8 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.HashMap;
 import java.util.Map;
 
+import io.mvbt.WriterByAnotherNameException;
+
 /**
  * The writers' lock on the store file itself (a sole writer's exclusive, shared for writers that
  * take turns), on a byte far past any page. The {@link LockFile}'s locks go with its name; this one

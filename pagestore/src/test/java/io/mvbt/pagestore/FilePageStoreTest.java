@@ -14,6 +14,9 @@ import org.agrona.UnsafeApi;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.mvbt.CorruptionException;
+import io.mvbt.StoreLockedException;
+
 /** A store file: growth in chunks, mapping ranges, runs across them, truncation, read-only followers. */
 class FilePageStoreTest {
     private static final int PAGE = 4096;

@@ -6,6 +6,8 @@ import java.util.Random;
 
 import org.agrona.UnsafeApi;
 
+import io.mvbt.StorageException;
+
 /**
  * A store in memory that behaves like a disk under a power cut, for tests. {@link #sync()} makes
  * everything written so far durable (it copies the pages into a durable image). {@link #cut} then

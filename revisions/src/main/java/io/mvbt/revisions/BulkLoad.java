@@ -2,6 +2,7 @@ package io.mvbt.revisions;
 
 import org.agrona.DirectBuffer;
 
+import io.mvbt.ClosedException;
 import io.mvbt.btree.TreeEditor;
 
 /**

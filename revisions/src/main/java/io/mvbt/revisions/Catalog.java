@@ -6,6 +6,7 @@ import java.util.List;
 
 import org.agrona.UnsafeApi;
 
+import io.mvbt.CorruptionException;
 import io.mvbt.btree.PageReader;
 import io.mvbt.btree.PageWriter;
 import io.mvbt.btree.TreeCursor;
@@ -37,7 +38,7 @@ final class Catalog {
 
     private static TreeRoot read(PageReader r, long entry) {
         if (TreeReader.valueLength(entry) != TreeRoot.BYTES || TreeReader.isOverflow(entry)) {
-            throw new io.mvbt.pagestore.CorruptionException(-1, "catalog entry of " + TreeReader.valueLength(entry)
+            throw new CorruptionException(-1, "catalog entry of " + TreeReader.valueLength(entry)
                     + " bytes, expected " + TreeRoot.BYTES);
         }
         return new TreeRoot().readFrom(null, TreeReader.valueAddress(entry));

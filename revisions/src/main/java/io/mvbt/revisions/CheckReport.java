@@ -2,7 +2,7 @@ package io.mvbt.revisions;
 
 import java.util.List;
 
-import io.mvbt.pagestore.CorruptionException;
+import io.mvbt.CorruptionException;
 
 /**
  * What {@link Store#check()} found.

@@ -1,10 +1,10 @@
 package io.mvbt.revisions;
 
+import io.mvbt.CorruptionException;
 import io.mvbt.btree.PageReader;
 import io.mvbt.btree.TreeChecker;
 import io.mvbt.btree.TreeLimits;
 import io.mvbt.btree.TreeRoot;
-import io.mvbt.pagestore.CorruptionException;
 
 /**
  * The checked mode's look at a commit before it is published ({@link StoreOptions#checked}): every

@@ -1,8 +1,8 @@
 package io.mvbt.revisions;
 
+import io.mvbt.StorageException;
 import io.mvbt.btree.TreeRoot;
 import io.mvbt.pagestore.PageStore;
-import io.mvbt.pagestore.StorageException;
 
 /**
  * What a write transaction's commit and abort do below the trees, in order: write the pages built

@@ -3,6 +3,7 @@ package io.mvbt.revisions;
 import org.agrona.DirectBuffer;
 import org.agrona.UnsafeApi;
 
+import io.mvbt.ClosedException;
 import io.mvbt.btree.TreeCursor;
 import io.mvbt.btree.TreeRoot;
 

@@ -3,10 +3,10 @@ package io.mvbt.revisions;
 import org.agrona.UnsafeApi;
 import org.agrona.collections.LongHashSet;
 
+import io.mvbt.CorruptionException;
 import io.mvbt.btree.PageHeader;
 import io.mvbt.btree.PageReader;
 import io.mvbt.btree.PageWriter;
-import io.mvbt.pagestore.CorruptionException;
 
 /**
  * The persisted in-use bitmap: one bit per page, in bitmap pages that hang off a small radix tree

@@ -2,8 +2,8 @@ package io.mvbt.revisions;
 
 import org.agrona.collections.LongArrayList;
 
+import io.mvbt.StorageException;
 import io.mvbt.pagestore.PageStore;
-import io.mvbt.pagestore.StorageException;
 
 /**
  * Which pages are in use, which may be reused, and which wait for readers. O(1) amortized per page,

@@ -2,7 +2,8 @@ package io.mvbt.revisions;
 
 import java.nio.channels.ClosedChannelException;
 
-import io.mvbt.pagestore.StorageException;
+import io.mvbt.StorageException;
+import io.mvbt.StoreFailedException;
 
 /**
  * Whether the store may still write: the first write or sync that failed, and the first damage

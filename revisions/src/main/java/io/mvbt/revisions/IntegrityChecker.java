@@ -3,10 +3,10 @@ package io.mvbt.revisions;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.mvbt.CorruptionException;
 import io.mvbt.btree.PageHeader;
 import io.mvbt.btree.TreeChecker;
 import io.mvbt.btree.TreeRoot;
-import io.mvbt.pagestore.CorruptionException;
 import io.mvbt.pagestore.PageStore;
 
 /**

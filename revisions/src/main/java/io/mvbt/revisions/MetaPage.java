@@ -8,11 +8,11 @@ import java.nio.channels.FileChannel;
 import org.agrona.BufferUtil;
 import org.agrona.UnsafeApi;
 
+import io.mvbt.CorruptionException;
+import io.mvbt.UnsupportedFormatException;
 import io.mvbt.btree.TreeRoot;
-import io.mvbt.pagestore.CorruptionException;
 import io.mvbt.pagestore.FilePageStore;
 import io.mvbt.pagestore.PageStore;
-import io.mvbt.pagestore.UnsupportedFormatException;
 
 /**
  * A meta slot: the root of one committed revision. Pages 0 to 3 of a store are meta slots; the

@@ -1,10 +1,10 @@
 package io.mvbt.revisions;
 
+import io.mvbt.CorruptionException;
 import io.mvbt.btree.PageHeader;
 import io.mvbt.btree.PageReader;
 import io.mvbt.btree.PageValidator;
 import io.mvbt.btree.TreeLimits;
-import io.mvbt.pagestore.CorruptionException;
 import io.mvbt.pagestore.PageStore;
 
 /**

@@ -8,8 +8,8 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.agrona.BufferUtil;
 import org.agrona.UnsafeApi;
 
+import io.mvbt.StorageException;
 import io.mvbt.pagestore.PageStore;
-import io.mvbt.pagestore.StorageException;
 
 /**
  * The one owner of meta publication (LMDB funnels every meta through one function too): which

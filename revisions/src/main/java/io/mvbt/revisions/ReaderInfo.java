@@ -1,5 +1,7 @@
 package io.mvbt.revisions;
 
+import io.mvbt.SnapshotExpiredException;
+
 /**
  * One holder of a revision in the reader table, as {@link Store#readers()} reports it: a snapshot
  * or checkpoint of this process or of another process that has the store open.

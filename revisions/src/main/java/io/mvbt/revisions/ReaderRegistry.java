@@ -10,6 +10,7 @@ import org.agrona.BufferUtil;
 import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import io.mvbt.ReadersFullException;
 import io.mvbt.pagestore.LockFile;
 
 /**

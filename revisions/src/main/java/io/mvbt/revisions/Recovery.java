@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 
-import io.mvbt.pagestore.CorruptionException;
+import io.mvbt.CorruptionException;
 import io.mvbt.pagestore.PageStore;
 
 /**

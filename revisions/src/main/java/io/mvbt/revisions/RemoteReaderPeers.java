@@ -4,7 +4,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.function.IntSupplier;
 
-import io.mvbt.pagestore.CorruptionException;
+import io.mvbt.CorruptionException;
 import io.mvbt.pagestore.PageStore;
 import io.mvbt.pagestore.SharedPages;
 

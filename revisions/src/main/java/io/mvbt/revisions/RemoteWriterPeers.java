@@ -2,9 +2,9 @@ package io.mvbt.revisions;
 
 import org.agrona.collections.LongArrayList;
 
+import io.mvbt.StorageException;
 import io.mvbt.pagestore.PageStore;
 import io.mvbt.pagestore.SharedPages;
-import io.mvbt.pagestore.StorageException;
 
 /**
  * The writer of a store on shared storage, with readers on other hosts (see {@link Peers} and

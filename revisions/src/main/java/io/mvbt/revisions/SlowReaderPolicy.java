@@ -4,6 +4,8 @@ import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.Objects;
 
+import io.mvbt.SnapshotExpiredException;
+
 /**
  * What a store does about a snapshot that holds an old revision too long: the classic cause of
  * file growth, since no page that revision reaches can be reused. A snapshot is slow once it lags

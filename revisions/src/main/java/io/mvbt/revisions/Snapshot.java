@@ -3,6 +3,8 @@ package io.mvbt.revisions;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
+import io.mvbt.ClosedException;
+import io.mvbt.SnapshotExpiredException;
 import io.mvbt.btree.PageReader;
 import io.mvbt.btree.TreeRoot;
 

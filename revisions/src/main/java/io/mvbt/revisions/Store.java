@@ -11,6 +11,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 
+import io.mvbt.ClosedException;
+import io.mvbt.ReadOnlyStoreException;
+import io.mvbt.StoreFailedException;
+import io.mvbt.WriteTimeoutException;
 import io.mvbt.btree.TreeEditor;
 import io.mvbt.btree.TreeLimits;
 import io.mvbt.btree.TreeRoot;
@@ -41,7 +45,7 @@ import io.mvbt.pagestore.SharedPages;
  *
  * All methods are thread-safe. A store file may be open for writing in one place at a time: a
  * second open, in this process or another, fails with
- * {@link io.mvbt.pagestore.StoreLockedException}.
+ * {@link io.mvbt.StoreLockedException}.
  */
 public final class Store implements AutoCloseable {
     private static final VarHandle ROOTS = MethodHandles.arrayElementVarHandle(TreeRoot[].class);

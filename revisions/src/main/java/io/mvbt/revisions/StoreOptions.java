@@ -1,5 +1,6 @@
 package io.mvbt.revisions;
 
+
 import java.time.Duration;
 import java.util.Objects;
 
@@ -161,7 +162,7 @@ public final class StoreOptions {
      * page the commit wrote and the invariants that span pages: key order against the parent's
      * separators, no key on a branch's first entry, entry counts, inline-only marks, overflow
      * chains, every written page reached once and in use, none leaked. A commit that fails it
-     * throws {@link io.mvbt.pagestore.CorruptionException} naming the revision and the page, and
+     * throws {@link io.mvbt.CorruptionException} naming the revision and the page, and
      * the store keeps the revision before it. The work is the pages written and their children:
      * in our runs, a one-key commit costs a few times as much as unchecked.
      */

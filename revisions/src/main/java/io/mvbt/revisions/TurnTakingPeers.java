@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.mvbt.WriteTimeoutException;
 import io.mvbt.pagestore.FilePageStore;
 
 /**

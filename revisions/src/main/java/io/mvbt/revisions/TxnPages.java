@@ -2,10 +2,10 @@ package io.mvbt.revisions;
 
 import java.util.function.Function;
 
+import io.mvbt.StorageException;
 import io.mvbt.btree.PageHeader;
 import io.mvbt.btree.PageWriter;
 import io.mvbt.pagestore.PageStore;
-import io.mvbt.pagestore.StorageException;
 
 /** The page context of the write transaction: reads through {@link PageAccess}, allocates from {@link FreeSpace}. */
 final class TxnPages implements PageWriter {

@@ -6,6 +6,9 @@ import org.agrona.DirectBuffer;
 import org.agrona.UnsafeApi;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import io.mvbt.ClosedException;
+import io.mvbt.KeyTooLargeException;
+import io.mvbt.TreeNotFoundException;
 import io.mvbt.btree.Node;
 import io.mvbt.btree.Overflow;
 import io.mvbt.btree.PageReader;

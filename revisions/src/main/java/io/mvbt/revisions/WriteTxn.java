@@ -8,12 +8,15 @@ import java.util.List;
 
 import org.agrona.DirectBuffer;
 
+import io.mvbt.ClosedException;
+import io.mvbt.StorageException;
+import io.mvbt.TreeExistsException;
+import io.mvbt.TreeNotFoundException;
 import io.mvbt.btree.Keys;
 import io.mvbt.btree.PageReader;
 import io.mvbt.btree.TreeCursor;
 import io.mvbt.btree.TreeEditor;
 import io.mvbt.btree.TreeRoot;
-import io.mvbt.pagestore.StorageException;
 
 /**
  * The single write transaction of a store. It reads the newest revision plus its own writes, and

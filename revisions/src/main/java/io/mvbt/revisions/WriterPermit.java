@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
+import io.mvbt.WriteTimeoutException;
 import io.mvbt.pagestore.PageStore;
 
 /**

@@ -10,8 +10,8 @@ import java.util.Random;
 import org.agrona.UnsafeApi;
 import org.junit.jupiter.api.Test;
 
+import io.mvbt.CorruptionException;
 import io.mvbt.btree.PageHeader;
-import io.mvbt.pagestore.CorruptionException;
 import io.mvbt.pagestore.PowerCutPageStore;
 
 /**

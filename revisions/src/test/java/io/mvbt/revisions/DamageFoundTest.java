@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.mvbt.StoreFailedException;
 import io.mvbt.pagestore.PageStore;
 
 /**

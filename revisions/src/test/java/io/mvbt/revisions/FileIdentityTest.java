@@ -15,11 +15,11 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.mvbt.pagestore.CorruptionException;
+import io.mvbt.CorruptionException;
+import io.mvbt.StorageException;
+import io.mvbt.StoreLockedException;
+import io.mvbt.WriterByAnotherNameException;
 import io.mvbt.pagestore.LockFile;
-import io.mvbt.pagestore.StorageException;
-import io.mvbt.pagestore.StoreLockedException;
-import io.mvbt.pagestore.WriterByAnotherNameException;
 
 /**
  * A store file is one store whichever way it is reached: through a symbolic link it has the same

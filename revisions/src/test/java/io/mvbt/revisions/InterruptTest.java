@@ -12,7 +12,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.mvbt.pagestore.CorruptionException;
+import io.mvbt.CorruptionException;
+import io.mvbt.StoreFailedException;
 import io.mvbt.pagestore.LockFile;
 
 /**

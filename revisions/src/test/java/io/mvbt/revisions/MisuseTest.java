@@ -15,8 +15,13 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.mvbt.ClosedException;
+import io.mvbt.KeyTooLargeException;
+import io.mvbt.StoreLockedException;
+import io.mvbt.TreeExistsException;
+import io.mvbt.TreeNotFoundException;
+import io.mvbt.WriteTimeoutException;
 import io.mvbt.pagestore.NativeAccess;
-import io.mvbt.pagestore.StoreLockedException;
 
 /** Misuse gets a clear exception and loses no committed data. */
 class MisuseTest {

@@ -17,7 +17,7 @@ import java.util.zip.CRC32C;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.mvbt.pagestore.UnsupportedFormatException;
+import io.mvbt.UnsupportedFormatException;
 
 /**
  * A store that a newer release wrote in a newer format is refused as a whole, with nothing written:

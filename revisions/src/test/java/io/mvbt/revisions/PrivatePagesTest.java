@@ -13,6 +13,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.mvbt.StoreFailedException;
 import io.mvbt.btree.PageHeader;
 import io.mvbt.btree.TreeRoot;
 

@@ -19,7 +19,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.mvbt.pagestore.StorageException;
+import io.mvbt.ReadOnlyStoreException;
+import io.mvbt.StorageException;
 
 /**
  * Readers in other processes (real child JVMs, {@link ReaderChild}) beside a writer in this one:

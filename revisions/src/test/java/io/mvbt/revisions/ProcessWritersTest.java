@@ -15,7 +15,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.mvbt.pagestore.StoreLockedException;
+import io.mvbt.CorruptionException;
+import io.mvbt.StoreLockedException;
+import io.mvbt.WriteTimeoutException;
 
 /**
  * Writers in several processes that take turns, one transaction at a time (real child JVMs,
@@ -100,7 +102,7 @@ class ProcessWritersTest {
                         readerSnapshots++;
                     }
                 }
-            } catch (io.mvbt.pagestore.CorruptionException e) {
+            } catch (CorruptionException e) {
                 // The first writer may not have written the store's first meta yet.
                 assertTrue(lastRound < 0, e.toString());
             }

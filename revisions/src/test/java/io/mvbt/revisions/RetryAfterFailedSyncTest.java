@@ -10,8 +10,9 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
 
+import io.mvbt.StorageException;
+import io.mvbt.StoreFailedException;
 import io.mvbt.pagestore.PowerCutPageStore;
-import io.mvbt.pagestore.StorageException;
 
 /**
  * After a failed fsync the background checkpointer syncs no more and makes nothing durable: on

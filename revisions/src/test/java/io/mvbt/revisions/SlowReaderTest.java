@@ -16,6 +16,8 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
 
+import io.mvbt.SnapshotExpiredException;
+
 /** Snapshots that hold old revisions: visible in {@link Store#readers()}, reported, expired. */
 class SlowReaderTest {
     private static final int KEYS = 2_000;

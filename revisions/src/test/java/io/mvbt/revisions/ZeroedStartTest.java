@@ -15,7 +15,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.mvbt.pagestore.CorruptionException;
+import io.mvbt.CorruptionException;
 
 /**
  * Only a file whose creation was cut short (nothing but zeros, no larger than its first growth) is

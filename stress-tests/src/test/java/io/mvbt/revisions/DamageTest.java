@@ -24,7 +24,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.mvbt.pagestore.CorruptionException;
+import io.mvbt.CorruptionException;
 
 /**
  * Damaged files: bits flipped, pages zeroed or overwritten, garbage written, the file truncated, a

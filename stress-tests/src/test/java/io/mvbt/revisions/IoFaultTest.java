@@ -13,9 +13,10 @@ import java.util.TreeMap;
 
 import org.junit.jupiter.api.Test;
 
-import io.mvbt.pagestore.PowerCutPageStore;
+import io.mvbt.StorageException;
+import io.mvbt.StoreFailedException;
 import io.mvbt.pagestore.PowerCutPageStore.Operation;
-import io.mvbt.pagestore.StorageException;
+import io.mvbt.pagestore.PowerCutPageStore;
 
 /**
  * Injected failures of fsync, file growth (a full disk) and writes at random points of random

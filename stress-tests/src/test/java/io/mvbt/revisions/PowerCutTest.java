@@ -11,6 +11,7 @@ import java.util.TreeMap;
 
 import org.junit.jupiter.api.Test;
 
+import io.mvbt.StoreFailedException;
 import io.mvbt.pagestore.PowerCutPageStore;
 
 /**

@@ -120,7 +120,7 @@ final class DumpFormat {
                         byte[] value = unhex(lines, entry.substring(eq + 1));
                         try {
                             load.add(key, value);
-                        } catch (IllegalArgumentException | io.mvbt.pagestore.MvbtException e) {
+                        } catch (IllegalArgumentException | io.mvbt.MvbtException e) {
                             throw lines.error(e.getMessage());
                         }
                         entries++;

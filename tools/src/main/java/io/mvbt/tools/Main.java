@@ -1,8 +1,9 @@
 package io.mvbt.tools;
 
-import io.mvbt.pagestore.CorruptionException;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine;
+
+import io.mvbt.CorruptionException;
 
 /** The {@code mvbt} command-line program. */
 @Command(name = "mvbt", mixinStandardHelpOptions = true, version = "mvbt 0.1.0",

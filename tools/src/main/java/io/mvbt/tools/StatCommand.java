@@ -3,13 +3,14 @@ package io.mvbt.tools;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
-import io.mvbt.pagestore.CorruptionException;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+import io.mvbt.CorruptionException;
 import io.mvbt.revisions.Snapshot;
 import io.mvbt.revisions.Store;
 import io.mvbt.revisions.StoreStats;
 import io.mvbt.revisions.TreeStats;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Parameters;
 
 /** Store and per-tree statistics, as mdb_stat prints them. */
 @Command(name = "stat", mixinStandardHelpOptions = true,

@@ -3,8 +3,8 @@ package io.mvbt.tools;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-import io.mvbt.pagestore.StoreLockedException;
-import io.mvbt.pagestore.WriterByAnotherNameException;
+import io.mvbt.StoreLockedException;
+import io.mvbt.WriterByAnotherNameException;
 import io.mvbt.revisions.Durability;
 import io.mvbt.revisions.Snapshot;
 import io.mvbt.revisions.Store;

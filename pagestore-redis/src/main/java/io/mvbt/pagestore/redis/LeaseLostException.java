@@ -1,6 +1,6 @@
 package io.mvbt.pagestore.redis;
 
-import io.mvbt.pagestore.StorageException;
+import io.mvbt.StorageException;
 
 /**
  * The writer's lease on a store in Redis ran out or was taken over: this writer may not commit

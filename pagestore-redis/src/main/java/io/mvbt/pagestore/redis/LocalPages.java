@@ -12,7 +12,7 @@ import org.agrona.UnsafeApi;
 import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.LongArrayList;
 
-import io.mvbt.pagestore.CorruptionException;
+import io.mvbt.CorruptionException;
 
 /**
  * The local copy of a remote store's pages: slots of off-heap memory, found by page number through

@@ -6,10 +6,11 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.function.Consumer;
 
-import io.mvbt.pagestore.SharedPages;
-import io.mvbt.pagestore.StorageException;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
+
+import io.mvbt.StorageException;
+import io.mvbt.pagestore.SharedPages;
 
 /**
  * The readers of a store on other hosts, in one hash ({@code {mvbt:NAME}:readers}) in the meta's

@@ -10,18 +10,18 @@ import org.agrona.BufferUtil;
 import org.agrona.UnsafeApi;
 import org.agrona.collections.LongArrayList;
 import org.agrona.collections.LongHashSet;
-
-import io.mvbt.pagestore.CorruptionException;
-import io.mvbt.pagestore.PageStore;
-import io.mvbt.pagestore.RemotePageStore;
-import io.mvbt.pagestore.SharedPages;
-import io.mvbt.pagestore.StorageException;
 import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.ScanIteration;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
+
+import io.mvbt.CorruptionException;
+import io.mvbt.StorageException;
+import io.mvbt.pagestore.PageStore;
+import io.mvbt.pagestore.RemotePageStore;
+import io.mvbt.pagestore.SharedPages;
 
 /**
  * Pages on Redis or a Redis Cluster, written by one writer that holds a lease. Each page is a
@@ -177,7 +177,7 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
      * {@link RedisStoreOptions#leaseWait()}) and opens its pages; a store that does not exist yet
      * has no pages, and the store opened over it creates one.
      *
-     * @throws io.mvbt.pagestore.StoreLockedException if another writer holds the lease
+     * @throws io.mvbt.StoreLockedException if another writer holds the lease
      */
     public static RedisPageStore open(RedisEndpoint endpoint, String name, RedisStoreOptions options) {
         RedisKeys keys = new RedisKeys(name);

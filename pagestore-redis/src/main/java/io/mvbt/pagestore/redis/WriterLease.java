@@ -5,11 +5,12 @@ import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 
-import io.mvbt.pagestore.StorageException;
-import io.mvbt.pagestore.StoreLockedException;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.params.SetParams;
+
+import io.mvbt.StorageException;
+import io.mvbt.StoreLockedException;
 
 /**
  * The one writer's lease on a store: a key holding a random token, set only if absent and with a

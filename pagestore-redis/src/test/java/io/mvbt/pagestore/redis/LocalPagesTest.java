@@ -3,7 +3,6 @@ package io.mvbt.pagestore.redis;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -15,7 +14,7 @@ import org.agrona.UnsafeApi;
 import org.agrona.collections.LongArrayList;
 import org.junit.jupiter.api.Test;
 
-import io.mvbt.pagestore.CorruptionException;
+import io.mvbt.CorruptionException;
 
 /** Slots of local memory: found by page number, given back on discard, taken again by new pages of any length. */
 class LocalPagesTest {

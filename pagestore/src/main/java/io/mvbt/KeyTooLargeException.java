@@ -1,6 +1,4 @@
-package io.mvbt.revisions;
-
-import io.mvbt.pagestore.MvbtException;
+package io.mvbt;
 
 /** A key is longer than the store's limit (a quarter of a page). */
 public class KeyTooLargeException extends MvbtException {

@@ -1,4 +1,4 @@
-package io.mvbt.pagestore;
+package io.mvbt;
 
 /** The storage under the store failed (an I/O error, a full disk, a failed fsync). */
 public class StorageException extends MvbtException {

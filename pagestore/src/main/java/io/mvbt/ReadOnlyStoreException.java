@@ -1,6 +1,4 @@
-package io.mvbt.revisions;
-
-import io.mvbt.pagestore.MvbtException;
+package io.mvbt;
 
 /** A write (or a sync) was asked of a store opened with {@link Store#openReadOnly}. */
 public class ReadOnlyStoreException extends MvbtException {

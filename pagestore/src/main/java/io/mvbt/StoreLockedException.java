@@ -1,4 +1,4 @@
-package io.mvbt.pagestore;
+package io.mvbt;
 
 /** Another process (or another open store in this JVM) holds the writer lock of a store file. */
 public class StoreLockedException extends MvbtException {

@@ -1,4 +1,4 @@
-package io.mvbt.pagestore;
+package io.mvbt;
 
 /**
  * Stored data failed a check (checksum, bounds, page type, order). The message names the page;

@@ -1,6 +1,4 @@
-package io.mvbt.revisions;
-
-import io.mvbt.pagestore.MvbtException;
+package io.mvbt;
 
 /** createTree named a tree that already exists. */
 public class TreeExistsException extends MvbtException {

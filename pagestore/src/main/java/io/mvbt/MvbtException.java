@@ -1,4 +1,4 @@
-package io.mvbt.pagestore;
+package io.mvbt;
 
 /** Base type of every exception mvbt throws on purpose. */
 public class MvbtException extends RuntimeException {

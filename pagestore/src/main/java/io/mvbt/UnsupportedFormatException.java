@@ -1,4 +1,4 @@
-package io.mvbt.pagestore;
+package io.mvbt;
 
 /**
  * The store was written by a newer release of mvbt, in a format this release cannot read. Nothing

@@ -1,6 +1,4 @@
-package io.mvbt.revisions;
-
-import io.mvbt.pagestore.MvbtException;
+package io.mvbt;
 
 /** Every slot of the reader table is taken: no snapshot can be opened until one closes. */
 public class ReadersFullException extends MvbtException {

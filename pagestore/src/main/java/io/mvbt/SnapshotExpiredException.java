@@ -1,4 +1,4 @@
-package io.mvbt.revisions;
+package io.mvbt;
 
 /**
  * A snapshot was read after a {@link SlowReaderPolicy} expired it for holding an old revision too

@@ -1,6 +1,4 @@
-package io.mvbt.revisions;
-
-import io.mvbt.pagestore.MvbtException;
+package io.mvbt;
 
 /** The store refuses writes after a failure that left its in-memory state unsure (a failed fsync, say); reopen it. */
 public class StoreFailedException extends MvbtException {

@@ -1,6 +1,4 @@
-package io.mvbt.revisions;
-
-import io.mvbt.pagestore.MvbtException;
+package io.mvbt;
 
 /** A store, snapshot, transaction or cursor was used after it was closed or finished. */
 public class ClosedException extends MvbtException {

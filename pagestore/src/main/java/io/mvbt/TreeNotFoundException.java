@@ -1,6 +1,4 @@
-package io.mvbt.revisions;
-
-import io.mvbt.pagestore.MvbtException;
+package io.mvbt;
 
 /** The revision being read or written has no tree of that name. */
 public class TreeNotFoundException extends MvbtException {

@@ -1,6 +1,4 @@
-package io.mvbt.revisions;
-
-import io.mvbt.pagestore.MvbtException;
+package io.mvbt;
 
 /** beginWrite waited longer than its timeout for the running write transaction to end. */
 public class WriteTimeoutException extends MvbtException {

@@ -1,4 +1,4 @@
-package io.mvbt.pagestore;
+package io.mvbt;
 
 /**
  * The store file is written by a process that reached it by another name (a hard link) or beside
