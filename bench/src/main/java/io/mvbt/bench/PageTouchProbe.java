@@ -10,7 +10,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 
-import io.mvbt.pagestore.FilePageStore;
+import io.mvbt.pagestore.local.FilePageStore;
 
 /**
  * Measures what the machine charges for the first store to a page of a shared file mapping after

@@ -4,7 +4,7 @@ import java.util.ArrayDeque;
 import java.util.BitSet;
 
 import io.mvbt.CorruptionException;
-import io.mvbt.pagestore.MemoryPageStore;
+import io.mvbt.pagestore.local.MemoryPageStore;
 import io.mvbt.pagestore.PageStore;
 
 /**

@@ -1,5 +1,7 @@
 package io.mvbt.pagestore;
 
+import io.mvbt.pagestore.local.FilePageStore;
+
 /**
  * Fixed-size pages addressed by a 64-bit page number, held in memory that can be read and written
  * in place. A page store knows pages, not trees: it does not know which pages are in use.

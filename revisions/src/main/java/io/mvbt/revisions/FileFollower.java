@@ -3,7 +3,7 @@ package io.mvbt.revisions;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntSupplier;
 
-import io.mvbt.pagestore.FilePageStore;
+import io.mvbt.pagestore.local.FilePageStore;
 
 /**
  * Follows the revisions another process publishes in a file: the meta its writer announced last

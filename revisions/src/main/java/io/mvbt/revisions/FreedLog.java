@@ -2,7 +2,7 @@ package io.mvbt.revisions;
 
 import org.agrona.concurrent.AtomicBuffer;
 
-import io.mvbt.pagestore.LockFile;
+import io.mvbt.pagestore.local.LockFile;
 
 /**
  * The runs of pages that commits freed, with the revision that wrote and the revision that freed

@@ -11,7 +11,7 @@ import org.agrona.UnsafeApi;
 import io.mvbt.CorruptionException;
 import io.mvbt.UnsupportedFormatException;
 import io.mvbt.btree.TreeRoot;
-import io.mvbt.pagestore.FilePageStore;
+import io.mvbt.pagestore.local.FilePageStore;
 import io.mvbt.pagestore.PageStore;
 
 /**

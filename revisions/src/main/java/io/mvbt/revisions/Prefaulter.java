@@ -3,7 +3,7 @@ package io.mvbt.revisions;
 import java.util.Arrays;
 import java.util.concurrent.locks.LockSupport;
 
-import io.mvbt.pagestore.FilePageStore;
+import io.mvbt.pagestore.local.FilePageStore;
 import io.mvbt.pagestore.PageStore;
 
 /**

@@ -11,7 +11,7 @@ import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import io.mvbt.ReadersFullException;
-import io.mvbt.pagestore.LockFile;
+import io.mvbt.pagestore.local.LockFile;
 
 /**
  * The revisions that open snapshots hold, one cache-line slot each, in the reader table of the

@@ -10,7 +10,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.function.LongConsumer;
 
-import io.mvbt.pagestore.FilePageStore;
+import io.mvbt.pagestore.local.FilePageStore;
 
 /**
  * A consistent, compact copy of one revision into a new store file: the hot backup. It reads a

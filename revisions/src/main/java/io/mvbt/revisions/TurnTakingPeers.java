@@ -5,7 +5,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.mvbt.WriteTimeoutException;
-import io.mvbt.pagestore.FilePageStore;
+import io.mvbt.pagestore.local.FilePageStore;
 
 /**
  * Writers of several processes taking turns on one file ({@link StoreOptions#sharedWriters}; see

@@ -11,7 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import org.agrona.UnsafeApi;
 import org.junit.jupiter.api.Test;
 
-import io.mvbt.pagestore.PowerCutPageStore;
+import io.mvbt.pagestore.local.PowerCutPageStore;
 
 /**
  * Commits that run while a checkpoint makes a revision durable must not reuse that revision's

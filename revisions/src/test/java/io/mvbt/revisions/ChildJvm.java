@@ -11,7 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import io.mvbt.pagestore.NativeAccess;
+import io.mvbt.pagestore.local.NativeAccess;
 
 /** Runs a main class of the test classpath in a child JVM and returns its output. */
 final class ChildJvm {

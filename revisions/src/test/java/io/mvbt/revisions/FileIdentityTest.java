@@ -19,7 +19,7 @@ import io.mvbt.CorruptionException;
 import io.mvbt.StorageException;
 import io.mvbt.StoreLockedException;
 import io.mvbt.WriterByAnotherNameException;
-import io.mvbt.pagestore.LockFile;
+import io.mvbt.pagestore.local.LockFile;
 
 /**
  * A store file is one store whichever way it is reached: through a symbolic link it has the same

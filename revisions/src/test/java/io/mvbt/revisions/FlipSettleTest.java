@@ -7,7 +7,7 @@ import java.util.Random;
 
 import org.junit.jupiter.api.Test;
 
-import io.mvbt.pagestore.PowerCutPageStore;
+import io.mvbt.pagestore.local.PowerCutPageStore;
 
 /**
  * Every meta lists the flips (pages whose in-use bit differs from the free map), so each commit

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import org.junit.jupiter.api.Test;
 
 import io.mvbt.StorageException;
-import io.mvbt.pagestore.MemoryPageStore;
+import io.mvbt.pagestore.local.MemoryPageStore;
 import io.mvbt.pagestore.PageStore;
 
 /**

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.mvbt.CorruptionException;
 import io.mvbt.StoreFailedException;
-import io.mvbt.pagestore.LockFile;
+import io.mvbt.pagestore.local.LockFile;
 
 /**
  * Java closes a file's channel for good when a thread doing I/O on it is interrupted. Every path

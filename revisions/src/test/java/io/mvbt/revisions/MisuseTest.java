@@ -21,7 +21,7 @@ import io.mvbt.StoreLockedException;
 import io.mvbt.TreeExistsException;
 import io.mvbt.TreeNotFoundException;
 import io.mvbt.WriteTimeoutException;
-import io.mvbt.pagestore.NativeAccess;
+import io.mvbt.pagestore.local.NativeAccess;
 
 /** Misuse gets a clear exception and loses no committed data. */
 class MisuseTest {

@@ -21,8 +21,8 @@ import org.agrona.UnsafeApi;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.mvbt.pagestore.FilePageStore;
-import io.mvbt.pagestore.MemoryPageStore;
+import io.mvbt.pagestore.local.FilePageStore;
+import io.mvbt.pagestore.local.MemoryPageStore;
 import io.mvbt.pagestore.PageStore;
 
 /**

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 import io.mvbt.StorageException;
 import io.mvbt.StoreFailedException;
-import io.mvbt.pagestore.PowerCutPageStore;
+import io.mvbt.pagestore.local.PowerCutPageStore;
 
 /**
  * After a failed fsync the background checkpointer syncs no more and makes nothing durable: on

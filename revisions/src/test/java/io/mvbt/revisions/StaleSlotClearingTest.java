@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.mvbt.btree.TreeRoot;
-import io.mvbt.pagestore.LockFile;
+import io.mvbt.pagestore.local.LockFile;
 
 /**
  * Clearing the slot of a dead reader never touches a slot a live reader claimed meanwhile, and a

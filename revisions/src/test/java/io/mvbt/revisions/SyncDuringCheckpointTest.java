@@ -10,7 +10,7 @@ import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.Test;
 
-import io.mvbt.pagestore.PowerCutPageStore;
+import io.mvbt.pagestore.local.PowerCutPageStore;
 
 /**
  * A SYNC commit made while a checkpoint syncs its steady meta (of an older revision) stays

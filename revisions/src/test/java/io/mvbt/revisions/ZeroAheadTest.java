@@ -13,7 +13,7 @@ import org.agrona.UnsafeApi;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.mvbt.pagestore.FilePageStore;
+import io.mvbt.pagestore.local.FilePageStore;
 
 /**
  * Zeros written ahead of a growth: past the end, they change no page count; a growth uses them

@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.mvbt.pagestore.NativeAccess;
+import io.mvbt.pagestore.local.NativeAccess;
 
 /**
  * A child JVM commits in a loop and is killed with SIGKILL at random moments. After each kill the

@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Test;
 
 import io.mvbt.StorageException;
 import io.mvbt.StoreFailedException;
-import io.mvbt.pagestore.PowerCutPageStore.Operation;
-import io.mvbt.pagestore.PowerCutPageStore;
+import io.mvbt.pagestore.local.PowerCutPageStore.Operation;
+import io.mvbt.pagestore.local.PowerCutPageStore;
 
 /**
  * Injected failures of fsync, file growth (a full disk) and writes at random points of random

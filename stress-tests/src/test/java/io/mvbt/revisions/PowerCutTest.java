@@ -12,7 +12,7 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 import io.mvbt.StoreFailedException;
-import io.mvbt.pagestore.PowerCutPageStore;
+import io.mvbt.pagestore.local.PowerCutPageStore;
 
 /**
  * Power cuts at random moments of random workloads, on a simulated disk that loses, keeps or tears

@@ -9,7 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.concurrent.Callable;
 
-import io.mvbt.pagestore.FilePageStore;
+import io.mvbt.pagestore.local.FilePageStore;
 import io.mvbt.revisions.Durability;
 import io.mvbt.revisions.Store;
 import io.mvbt.revisions.StoreOptions;

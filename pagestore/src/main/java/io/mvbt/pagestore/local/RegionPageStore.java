@@ -1,4 +1,4 @@
-package io.mvbt.pagestore;
+package io.mvbt.pagestore.local;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -6,6 +6,8 @@ import java.util.Arrays;
 import java.util.List;
 
 import org.agrona.BufferUtil;
+
+import io.mvbt.pagestore.PageStore;
 
 /**
  * Pages held in regions of memory (direct buffers or file mappings), each added once as the store

@@ -1,4 +1,4 @@
-package io.mvbt.pagestore;
+package io.mvbt.pagestore.local;
 
 import java.nio.ByteOrder;
 
@@ -12,7 +12,7 @@ import io.mvbt.MvbtException;
  * naming the flag.
  */
 public final class NativeAccess {
-    /** The JVM option that every process embedding mvbt must carry. */
+    /** The JVM option that every process embedding mvbt on the class path must carry. */
     public static final String REQUIRED_FLAG = "--add-exports java.base/jdk.internal.misc=ALL-UNNAMED";
 
     private static volatile boolean checked;
@@ -27,7 +27,10 @@ public final class NativeAccess {
         }
         Module agrona = UnsafeBuffer.class.getModule();
         if (!Object.class.getModule().isExported("jdk.internal.misc", agrona)) {
-            throw new MvbtException("mvbt needs the JVM option '" + REQUIRED_FLAG
+            // On the module path Agrona is the module org.agrona, and the export names it.
+            String flag = agrona.isNamed() ? "--add-exports java.base/jdk.internal.misc=" + agrona.getName()
+                    : REQUIRED_FLAG;
+            throw new MvbtException("mvbt needs the JVM option '" + flag
                     + "' (Agrona reads page memory through jdk.internal.misc.Unsafe); add it to the java command line"
                     + " or to the Add-Exports attribute of your jar's manifest");
         }

@@ -1,4 +1,4 @@
-package io.mvbt.pagestore;
+package io.mvbt.pagestore.local;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -16,6 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.mvbt.CorruptionException;
 import io.mvbt.StoreLockedException;
+import io.mvbt.pagestore.PageStore;
 
 /** A store file: growth in chunks, mapping ranges, runs across them, truncation, read-only followers. */
 class FilePageStoreTest {

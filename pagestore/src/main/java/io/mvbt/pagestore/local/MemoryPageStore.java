@@ -1,4 +1,4 @@
-package io.mvbt.pagestore;
+package io.mvbt.pagestore.local;
 
 import org.agrona.BufferUtil;
 import org.agrona.UnsafeApi;

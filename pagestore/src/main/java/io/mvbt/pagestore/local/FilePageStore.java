@@ -1,4 +1,4 @@
-package io.mvbt.pagestore;
+package io.mvbt.pagestore.local;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -1,4 +1,4 @@
-package io.mvbt.pagestore;
+package io.mvbt.pagestore.local;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;

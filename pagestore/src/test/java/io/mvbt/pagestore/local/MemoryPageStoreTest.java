@@ -1,4 +1,4 @@
-package io.mvbt.pagestore;
+package io.mvbt.pagestore.local;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

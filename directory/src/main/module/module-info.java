@@ -1,0 +1,6 @@
+/** LDAP-style entries searched on snapshots while they change. */
+module io.mvbt.directory {
+    requires transitive io.mvbt.cursor;
+
+    exports io.mvbt.directory;
+}

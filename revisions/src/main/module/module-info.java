@@ -1,0 +1,7 @@
+/** The store: named trees, write transactions, snapshots, durability and recovery. */
+module io.mvbt.revisions {
+    requires transitive io.mvbt.pagestore;
+    requires io.mvbt.btree;
+
+    exports io.mvbt.revisions;
+}
