@@ -14,6 +14,9 @@ import org.agrona.DirectBuffer;
 import org.agrona.UnsafeApi;
 import org.junit.jupiter.api.Test;
 
+import io.mvbt.testkit.AscendingKeys;
+import io.mvbt.testkit.Shrink;
+
 /**
  * Every structural path of the editor (puts, deletes, range deletes, bulk loads into empty and
  * non-empty trees with loaders left open while other trees change, reclaiming detached subtrees)

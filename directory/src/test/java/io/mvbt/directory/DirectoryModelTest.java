@@ -15,6 +15,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 import io.mvbt.revisions.Store;
+import io.mvbt.testkit.Profile;
 
 /**
  * Random adds, deletes, modifies and moves against a model of the entries; random filters and

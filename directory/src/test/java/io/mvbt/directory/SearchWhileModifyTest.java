@@ -21,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 import io.mvbt.revisions.Durability;
 import io.mvbt.revisions.Store;
 import io.mvbt.revisions.StoreOptions;
+import io.mvbt.testkit.Profile;
 
 /**
  * The searches that broke ApacheDS while entries were added and deleted, run on the directory with

@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
+import io.mvbt.pagestore.redis.RedisEndpoint;
 import io.mvbt.pagestore.redis.RedisPageStore;
 import io.mvbt.pagestore.redis.RedisStoreOptions;
 
@@ -61,7 +62,7 @@ class RedisCacheTest extends RedisTestServers {
 
     @Test
     void aWriterWithASmallCacheReadsBackEveryValueAndStaysNearItsBudget() {
-        RedisPageStore pages = RedisPageStore.open(single.endpoint(), "cache-writer", SMALL);
+        RedisPageStore pages = RedisPageStore.open(RedisEndpoint.parse(single.address()), "cache-writer", SMALL);
         try (Store writer = Store.open(pages, StoreOptions.defaults().durability(Durability.SYNC))) {
             load(writer, 1);
             Tree t = writer.tree("t");
@@ -84,7 +85,7 @@ class RedisCacheTest extends RedisTestServers {
             assertTrue(pages.cachedPages() <= BUDGET_PAGES + 64, pages.cachedPages() + " pages kept");
             writer.check().throwIfDamaged();
         }
-        try (Store again = Store.open(RedisPageStore.open(single.endpoint(), "cache-writer", SMALL),
+        try (Store again = Store.open(RedisPageStore.open(RedisEndpoint.parse(single.address()), "cache-writer", SMALL),
                 StoreOptions.defaults())) {
             assertEquals(KEYS, again.check().throwIfDamaged().entries());
         }
@@ -99,10 +100,10 @@ class RedisCacheTest extends RedisTestServers {
     void readersWithASmallCacheSeeOnlyWholeValuesWhileTheWriterCommits() throws Exception {
         String name = "cache-readers";
         RedisStoreOptions writerOptions = RedisStoreOptions.defaults().cacheBytes(4 * BUDGET);
-        try (Store writer = Store.open(RedisPageStore.open(single.endpoint(), name, writerOptions),
+        try (Store writer = Store.open(RedisPageStore.open(RedisEndpoint.parse(single.address()), name, writerOptions),
                 StoreOptions.defaults().durability(Durability.SYNC))) {
             load(writer, 1);
-            RedisPageStore readerPages = RedisPageStore.openReader(single.endpoint(), name, SMALL);
+            RedisPageStore readerPages = RedisPageStore.openReader(RedisEndpoint.parse(single.address()), name, SMALL);
             try (Store reader = Store.open(readerPages, StoreOptions.defaults())) {
                 Tree t = reader.tree("t");
                 AtomicBoolean stop = new AtomicBoolean();

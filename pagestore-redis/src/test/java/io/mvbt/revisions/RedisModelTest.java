@@ -7,9 +7,10 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
 
+import io.mvbt.pagestore.redis.RedisEndpoint;
 import io.mvbt.pagestore.redis.RedisPageStore;
-import io.mvbt.pagestore.redis.RedisServers;
 import io.mvbt.pagestore.redis.RedisStoreOptions;
+import io.mvbt.testkit.RedisServers;
 
 /**
  * The engine's model-based test (see {@link ModelHarness}) with its pages on Redis: one server, and
@@ -52,7 +53,7 @@ class RedisModelTest extends RedisTestServers {
                     evicted.addAndGet(last.evictedPages());
                 }
                 RedisStoreOptions redis = RedisStoreOptions.defaults().pageSize(options.pageSize()).cacheBytes(cacheBytes);
-                last = RedisPageStore.open(servers.endpoint(), dir.getFileName().toString(), redis);
+                last = RedisPageStore.open(RedisEndpoint.parse(servers.address()), dir.getFileName().toString(), redis);
                 return Store.open(last, options);
             }
 

@@ -1,5 +1,6 @@
 package io.mvbt.revisions;
 
+import static io.mvbt.testkit.TestKeys.key;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -24,9 +25,11 @@ import io.mvbt.SnapshotExpiredException;
 import io.mvbt.StorageException;
 import io.mvbt.pagestore.RemotePageStore;
 import io.mvbt.pagestore.SharedPages;
+import io.mvbt.pagestore.redis.RedisEndpoint;
 import io.mvbt.pagestore.redis.RedisPageStore;
-import io.mvbt.pagestore.redis.RedisServers;
 import io.mvbt.pagestore.redis.RedisStoreOptions;
+import io.mvbt.testkit.ForwardingPageStore;
+import io.mvbt.testkit.RedisServers;
 
 /**
  * Readers of a store on Redis beside its writer: in this JVM and in others, on a cluster. Each
@@ -51,10 +54,6 @@ class RedisReaderTest {
         if (cluster != null) {
             cluster.close();
         }
-    }
-
-    private static byte[] key(int i) {
-        return String.format("key-%06d", i).getBytes(StandardCharsets.UTF_8);
     }
 
     private static void round(Store writer, int round) {
@@ -102,7 +101,7 @@ class RedisReaderTest {
     }
 
     private static Store writer(String name) {
-        return Store.open(RedisPageStore.open(cluster.endpoint(), name, RedisStoreOptions.defaults()),
+        return Store.open(RedisPageStore.open(RedisEndpoint.parse(cluster.address()), name, RedisStoreOptions.defaults()),
                 StoreOptions.defaults().durability(Durability.SYNC));
     }
 
@@ -111,7 +110,7 @@ class RedisReaderTest {
     }
 
     private static Store reader(String name, Duration lease) {
-        return Store.open(RedisPageStore.openReader(cluster.endpoint(), name,
+        return Store.open(RedisPageStore.openReader(RedisEndpoint.parse(cluster.address()), name,
                 RedisStoreOptions.defaults().readerLease(lease)), StoreOptions.defaults());
     }
 
@@ -157,7 +156,7 @@ class RedisReaderTest {
             round(writer, 0);
             List<Process> children = new ArrayList<>();
             for (int i = 0; i < 2; i++) {
-                children.add(ChildJvm.start(null, RedisReaderChild.class, cluster.endpoint().toString(), name,
+                children.add(ChildJvm.start(null, RedisReaderChild.class, RedisEndpoint.parse(cluster.address()).toString(), name,
                         "3000", "check", Integer.toString(seconds)));
             }
             int round = 1;
@@ -237,7 +236,7 @@ class RedisReaderTest {
         String name = "reader-test-" + (++names);
         try (Store writer = writer(name)) {
             round(writer, 0);
-            RedisPageStore redis = RedisPageStore.openReader(cluster.endpoint(), name,
+            RedisPageStore redis = RedisPageStore.openReader(RedisEndpoint.parse(cluster.address()), name,
                     RedisStoreOptions.defaults().readerLease(Duration.ofMillis(900)));
             AtomicBoolean loseReply = new AtomicBoolean();
             try (Store reader = Store.open(new LostHoldReply(redis, loseReply), StoreOptions.defaults())) {
@@ -347,7 +346,7 @@ class RedisReaderTest {
         String name = "reader-test-" + (++names);
         try (Store writer = writer(name)) {
             round(writer, 0);
-            Process child = ChildJvm.start(null, RedisReaderChild.class, cluster.endpoint().toString(), name,
+            Process child = ChildJvm.start(null, RedisReaderChild.class, RedisEndpoint.parse(cluster.address()).toString(), name,
                     "2000", "hold", "0");
             try {
                 ChildJvm.firstLine(child, "holding");

@@ -6,7 +6,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.mvbt.pagestore.redis.RedisServers;
+import io.mvbt.testkit.RedisServers;
 
 /** For test classes that share one Redis server and one 3-master cluster, started before their tests and stopped after. */
 abstract class RedisTestServers {

@@ -23,7 +23,7 @@ import io.mvbt.StoreLockedException;
 import io.mvbt.pagestore.redis.LeaseLostException;
 import io.mvbt.pagestore.redis.RedisEndpoint;
 import io.mvbt.pagestore.redis.RedisPageStore;
-import io.mvbt.pagestore.redis.RedisServers;
+import io.mvbt.testkit.RedisServers;
 import io.mvbt.pagestore.redis.RedisStoreOptions;
 
 /**
@@ -70,14 +70,14 @@ class RedisWriterTest extends RedisTestServers {
     @Test
     void aSecondWriterIsRefusedWhileTheLeaseHolds() {
         String name = newName();
-        try (Store first = open(single.endpoint(), name, options(Duration.ofSeconds(10)))) {
+        try (Store first = open(RedisEndpoint.parse(single.address()), name, options(Duration.ofSeconds(10)))) {
             put(first, 1);
             StoreLockedException e = assertThrows(StoreLockedException.class,
-                    () -> open(single.endpoint(), name, options(Duration.ofSeconds(10))));
+                    () -> open(RedisEndpoint.parse(single.address()), name, options(Duration.ofSeconds(10))));
             assertTrue(e.getMessage().contains("holds its lease") && e.getMessage().contains(name), e.getMessage());
             assertTrue(e.getMessage().contains(ProcessHandle.current().pid() + "@"), e.getMessage());
         }
-        try (Store second = open(single.endpoint(), name, options(Duration.ofSeconds(10)))) {
+        try (Store second = open(RedisEndpoint.parse(single.address()), name, options(Duration.ofSeconds(10)))) {
             assertArrayEquals(value(1), get(second, 1));
         }
     }
@@ -85,12 +85,12 @@ class RedisWriterTest extends RedisTestServers {
     @Test
     void aWriterWhoseLeaseWasTakenOverCannotCommit() throws Exception {
         String name = newName();
-        Store stale = open(cluster.endpoint(), name, options(Duration.ofSeconds(30)));
+        Store stale = open(RedisEndpoint.parse(cluster.address()), name, options(Duration.ofSeconds(30)));
         try {
             put(stale, 1);
             // As if the stale writer stalled past its deadline: the lease key is gone, and a new writer takes it.
             cluster.cli("DEL", "{mvbt:" + name + "}:lease");
-            try (Store next = open(cluster.endpoint(), name, options(Duration.ofSeconds(30)))) {
+            try (Store next = open(RedisEndpoint.parse(cluster.address()), name, options(Duration.ofSeconds(30)))) {
                 put(next, 2);
                 MvbtException refused = assertThrows(MvbtException.class, () -> put(stale, 3));
                 assertInstanceOf(LeaseLostException.class, refused.getCause(), refused.toString());
@@ -104,7 +104,7 @@ class RedisWriterTest extends RedisTestServers {
         } finally {
             stale.close();
         }
-        try (Store after = open(cluster.endpoint(), name, options(Duration.ofSeconds(30)))) {
+        try (Store after = open(RedisEndpoint.parse(cluster.address()), name, options(Duration.ofSeconds(30)))) {
             for (int i : new int[] {1, 2, 5}) {
                 assertArrayEquals(value(i), get(after, i), "key " + i);
             }
@@ -117,7 +117,7 @@ class RedisWriterTest extends RedisTestServers {
     @Test
     void aKilledWriterLosesNothingItAcknowledged() throws Exception {
         String name = newName();
-        Process child = ChildJvm.start(null, RedisWriterChild.class, cluster.endpoint().toString(), name, "3000", "0",
+        Process child = ChildJvm.start(null, RedisWriterChild.class, RedisEndpoint.parse(cluster.address()).toString(), name, "3000", "0",
                 "0");
         int acknowledged = -1;
         try {
@@ -138,7 +138,8 @@ class RedisWriterTest extends RedisTestServers {
         }
         assertTrue(acknowledged >= 150, "the child committed only up to " + acknowledged);
         // The dead writer's lease runs out after 3 s; the new writer waits for it.
-        try (Store after = open(cluster.endpoint(), name, options(Duration.ofSeconds(10)).leaseWait(Duration.ofSeconds(10)))) {
+        try (Store after = open(RedisEndpoint.parse(cluster.address()), name,
+                options(Duration.ofSeconds(10)).leaseWait(Duration.ofSeconds(10)))) {
             for (int i = 0; i <= acknowledged; i++) {
                 assertArrayEquals(value(i), get(after, i), "acknowledged key " + i);
             }
@@ -202,9 +203,9 @@ class RedisWriterTest extends RedisTestServers {
     @Test
     void twoWriterProcessesTakeTurnsThroughTheLease() throws Exception {
         String name = newName();
-        ChildLines a = new ChildLines(ChildJvm.start(null, RedisWriterChild.class, cluster.endpoint().toString(), name,
+        ChildLines a = new ChildLines(ChildJvm.start(null, RedisWriterChild.class, RedisEndpoint.parse(cluster.address()).toString(), name,
                 "3000", "60000", "0"));
-        ChildLines b = new ChildLines(ChildJvm.start(null, RedisWriterChild.class, cluster.endpoint().toString(), name,
+        ChildLines b = new ChildLines(ChildJvm.start(null, RedisWriterChild.class, RedisEndpoint.parse(cluster.address()).toString(), name,
                 "3000", "60000", "500000"));
         try {
             long deadline = System.nanoTime() + 60_000_000_000L;
@@ -224,7 +225,7 @@ class RedisWriterTest extends RedisTestServers {
             second.process.toHandle().destroyForcibly();
             second.process.waitFor();
             Thread.sleep(200);
-            try (Store after = open(cluster.endpoint(), name, options(Duration.ofSeconds(10))
+            try (Store after = open(RedisEndpoint.parse(cluster.address()), name, options(Duration.ofSeconds(10))
                     .leaseWait(Duration.ofSeconds(10)))) {
                 for (ChildLines writer : java.util.List.of(first, second)) {
                     java.util.List<Integer> keys = writer.acknowledged();
@@ -245,7 +246,7 @@ class RedisWriterTest extends RedisTestServers {
     void aRedisNodeDownFailsCommitsClearlyAndLosesNothingCommitted() throws Exception {
         try (RedisServers own = RedisServers.cluster(dir.resolve("failing"), 3)) {
             String name = newName();
-            Store store = open(own.endpoint(), name, options(Duration.ofSeconds(5))
+            Store store = open(RedisEndpoint.parse(own.address()), name, options(Duration.ofSeconds(5))
                     .commandTimeout(Duration.ofMillis(500)));
             try {
                 for (int i = 0; i < 300; i++) {
@@ -272,7 +273,8 @@ class RedisWriterTest extends RedisTestServers {
             for (RedisServers.Node node : own.nodes()) {
                 own.awaitClusterOk(node);
             }
-            try (Store after = open(own.endpoint(), name, options(Duration.ofSeconds(5)).leaseWait(Duration.ofSeconds(10)))) {
+            try (Store after = open(RedisEndpoint.parse(own.address()), name,
+                    options(Duration.ofSeconds(5)).leaseWait(Duration.ofSeconds(10)))) {
                 for (int i = 0; i < 300; i++) {
                     assertArrayEquals(value(i), get(after, i), "committed key " + i);
                 }
@@ -292,7 +294,7 @@ class RedisWriterTest extends RedisTestServers {
     void pagesATransactionMadeAndFreedNeverReachRedis() throws Exception {
         String name = newName();
         byte[] big = new byte[3 * 4096];
-        try (Store store = Store.open(RedisPageStore.open(single.endpoint(), name, options(Duration.ofSeconds(10))),
+        try (Store store = Store.open(RedisPageStore.open(RedisEndpoint.parse(single.address()), name, options(Duration.ofSeconds(10))),
                 StoreOptions.defaults().durability(Durability.NORMAL))) {
             for (int round = 0; round < 5; round++) {
                 try (WriteTxn tx = store.beginWrite()) {
@@ -310,7 +312,7 @@ class RedisWriterTest extends RedisTestServers {
             }
         }
         long pageKeys = single.countKeys("mvbt:" + name + ":p:*");
-        try (Store store = open(single.endpoint(), name, options(Duration.ofSeconds(10)))) {
+        try (Store store = open(RedisEndpoint.parse(single.address()), name, options(Duration.ofSeconds(10)))) {
             assertEquals(104, get(store, 7)[0]);
             store.check().throwIfDamaged();
             // A run is one key: the 20 runs in use count once each, not per page.
@@ -327,7 +329,7 @@ class RedisWriterTest extends RedisTestServers {
         String name = newName();
         TreeMap<Integer, byte[]> model = new TreeMap<>();
         Random random = new Random(42);
-        try (Store store = Store.open(RedisPageStore.open(single.endpoint(), name, options(Duration.ofSeconds(10))),
+        try (Store store = Store.open(RedisPageStore.open(RedisEndpoint.parse(single.address()), name, options(Duration.ofSeconds(10))),
                 StoreOptions.defaults().durability(Durability.NORMAL))) {
             Snapshot held = null;
             for (int round = 0; round < 300; round++) {
@@ -355,7 +357,7 @@ class RedisWriterTest extends RedisTestServers {
             held.close();
         }
         long pageKeys = single.countKeys("mvbt:" + name + ":p:*");
-        try (Store store = open(single.endpoint(), name, options(Duration.ofSeconds(10)))) {
+        try (Store store = open(RedisEndpoint.parse(single.address()), name, options(Duration.ofSeconds(10)))) {
             try (Snapshot s = store.beginRead()) {
                 for (var e : model.entrySet()) {
                     assertArrayEquals(e.getValue(), s.get(store.tree("t"), key(e.getKey())));
@@ -375,11 +377,11 @@ class RedisWriterTest extends RedisTestServers {
     void aStoreFoundDamagedSweepsNoPages() throws Exception {
         String name = newName();
         String pattern = "mvbt:" + name + ":p:*";
-        try (Store store = open(single.endpoint(), name, options(Duration.ofSeconds(10)))) {
+        try (Store store = open(RedisEndpoint.parse(single.address()), name, options(Duration.ofSeconds(10)))) {
             putMany(store, 0, 300, 0);
         }
         long pageKeys = single.countKeys(pattern);
-        try (Store store = open(single.endpoint(), name, options(Duration.ofSeconds(10)))) {
+        try (Store store = open(RedisEndpoint.parse(single.address()), name, options(Duration.ofSeconds(10)))) {
             // What a damaged free map says once loaded: every page in use is discarded.
             for (long p = 0; p < store.pages().pageCount(); p++) {
                 if (store.space().inUse.get(p)) {
@@ -389,7 +391,7 @@ class RedisWriterTest extends RedisTestServers {
             assertFalse(store.check().ok());
         }
         assertEquals(pageKeys, single.countKeys(pattern), "no page key deleted");
-        try (Store store = open(single.endpoint(), name, options(Duration.ofSeconds(10)))) {
+        try (Store store = open(RedisEndpoint.parse(single.address()), name, options(Duration.ofSeconds(10)))) {
             for (int i = 0; i < 300; i++) {
                 assertArrayEquals(value(i), get(store, i), "key " + i);
             }
@@ -417,14 +419,14 @@ class RedisWriterTest extends RedisTestServers {
     void pagesLeftByAWriterThatLostItsLeaseAreSweptByTheNext() throws Exception {
         String name = newName();
         String pattern = "mvbt:" + name + ":p:*";
-        Store stale = open(cluster.endpoint(), name, options(Duration.ofSeconds(30)));
+        Store stale = open(RedisEndpoint.parse(cluster.address()), name, options(Duration.ofSeconds(30)));
         RedisPageStore nextPages;
         try {
             putMany(stale, 0, 300, 0);
             Snapshot held = stale.beginRead();
             putMany(stale, 0, 300, 7);
             cluster.cli("DEL", "{mvbt:" + name + "}:lease");
-            nextPages = RedisPageStore.open(cluster.endpoint(), name, options(Duration.ofSeconds(30)));
+            nextPages = RedisPageStore.open(RedisEndpoint.parse(cluster.address()), name, options(Duration.ofSeconds(30)));
             try (Store next = Store.open(nextPages, StoreOptions.defaults().durability(Durability.SYNC))) {
                 assertThrows(MvbtException.class, () -> putMany(stale, 0, 300, 11));
                 held.close();
@@ -445,7 +447,7 @@ class RedisWriterTest extends RedisTestServers {
             stale.close();
         }
         long pageKeys = cluster.countKeys(pattern);
-        try (Store after = open(cluster.endpoint(), name, options(Duration.ofSeconds(30)))) {
+        try (Store after = open(RedisEndpoint.parse(cluster.address()), name, options(Duration.ofSeconds(30)))) {
             for (int i = 0; i < 300; i++) {
                 assertArrayEquals(value(i + 7), get(after, i), "key " + i);
             }
@@ -465,9 +467,9 @@ class RedisWriterTest extends RedisTestServers {
     void theSweepSparesPagesAReaderElsewhereStillReaches() throws Exception {
         String name = newName();
         String pattern = "mvbt:" + name + ":p:*";
-        Store stale = open(single.endpoint(), name, options(Duration.ofSeconds(30)));
+        Store stale = open(RedisEndpoint.parse(single.address()), name, options(Duration.ofSeconds(30)));
         RedisPageStore nextPages;
-        try (Store reader = Store.open(RedisPageStore.openReader(single.endpoint(), name, RedisStoreOptions.defaults()),
+        try (Store reader = Store.open(RedisPageStore.openReader(RedisEndpoint.parse(single.address()), name, RedisStoreOptions.defaults()),
                 StoreOptions.defaults())) {
             putMany(stale, 0, 300, 0);
             Snapshot old = reader.beginRead();
@@ -478,7 +480,7 @@ class RedisWriterTest extends RedisTestServers {
             } catch (MvbtException expected) {
                 // It cannot checkpoint without its lease.
             }
-            nextPages = RedisPageStore.open(single.endpoint(), name, options(Duration.ofSeconds(30)));
+            nextPages = RedisPageStore.open(RedisEndpoint.parse(single.address()), name, options(Duration.ofSeconds(30)));
             try (Store next = Store.open(nextPages, StoreOptions.defaults().durability(Durability.SYNC))) {
                 for (int i = 0; i < 10; i++) {
                     putMany(next, 0, 300, 20 + i);
@@ -502,7 +504,7 @@ class RedisWriterTest extends RedisTestServers {
         }
         assertTrue(nextPages.sweptPages() > 0, "nothing swept");
         long pageKeys = single.countKeys(pattern);
-        try (Store after = open(single.endpoint(), name, options(Duration.ofSeconds(30)))) {
+        try (Store after = open(RedisEndpoint.parse(single.address()), name, options(Duration.ofSeconds(30)))) {
             after.check().throwIfDamaged();
             assertEquals(after.stats().pagesInUse() - 4, pageKeys);
         }

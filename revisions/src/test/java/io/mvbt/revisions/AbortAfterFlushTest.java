@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 
 import io.mvbt.CorruptionException;
 import io.mvbt.btree.PageHeader;
-import io.mvbt.pagestore.local.PowerCutPageStore;
+import io.mvbt.testkit.PowerCutPageStore;
 
 /**
  * A commit that fails after it wrote the free map (its flips flushed) must leave the flips as they

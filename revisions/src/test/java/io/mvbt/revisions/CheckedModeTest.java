@@ -1,5 +1,6 @@
 package io.mvbt.revisions;
 
+import static io.mvbt.testkit.TestKeys.key;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -23,10 +24,6 @@ class CheckedModeTest {
     Path dir;
 
     private static final StoreOptions CHECKED = StoreOptions.defaults().checked(true);
-
-    private static byte[] key(int i) {
-        return String.format("key-%06d", i).getBytes();
-    }
 
     /** A committed tree deep enough to have branches. */
     private static Tree fill(Store store) {

@@ -1,5 +1,6 @@
 package io.mvbt.revisions;
 
+import static io.mvbt.testkit.TestKeys.key;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,7 +12,8 @@ import java.util.concurrent.CompletableFuture;
 import org.agrona.UnsafeApi;
 import org.junit.jupiter.api.Test;
 
-import io.mvbt.pagestore.local.PowerCutPageStore;
+import io.mvbt.testkit.GatedSyncPageStore;
+import io.mvbt.testkit.PowerCutPageStore;
 
 /**
  * Commits that run while a checkpoint makes a revision durable must not reuse that revision's
@@ -20,10 +22,6 @@ import io.mvbt.pagestore.local.PowerCutPageStore;
  */
 class CheckpointRaceTest {
     private static final int KEYS = 1000;
-
-    private static byte[] key(int i) {
-        return String.format("key-%06d", i).getBytes(StandardCharsets.UTF_8);
-    }
 
     private static byte[] value(int i, int round) {
         return ("round-" + round + "-value-" + i + "-" + "x".repeat(40)).getBytes(StandardCharsets.UTF_8);

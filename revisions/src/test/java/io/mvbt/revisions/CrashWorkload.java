@@ -1,5 +1,7 @@
 package io.mvbt.revisions;
 
+import static io.mvbt.testkit.TestKeys.key;
+
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Map;
@@ -49,10 +51,6 @@ final class CrashWorkload {
         if (model != null) {
             model.put(COUNTER, counter);
         }
-    }
-
-    static byte[] key(int n) {
-        return String.format("key-%06d", n).getBytes(StandardCharsets.US_ASCII);
     }
 
     /** The state after commits 1 to {@code last}. */

@@ -1,5 +1,6 @@
 package io.mvbt.revisions;
 
+import static io.mvbt.testkit.TestKeys.key;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -25,10 +26,6 @@ class DamageFoundTest {
 
     /** Some 3 MiB of entries: more than the 1 MiB unit a file shrinks by. */
     private static final int KEYS = 12_000;
-
-    private static byte[] key(int i) {
-        return String.format("key-%06d", i).getBytes();
-    }
 
     private static byte[] value(int i) {
         return ("value " + i + " ".repeat(200)).getBytes();

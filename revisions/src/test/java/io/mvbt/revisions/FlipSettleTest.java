@@ -7,7 +7,7 @@ import java.util.Random;
 
 import org.junit.jupiter.api.Test;
 
-import io.mvbt.pagestore.local.PowerCutPageStore;
+import io.mvbt.testkit.PowerCutPageStore;
 
 /**
  * Every meta lists the flips (pages whose in-use bit differs from the free map), so each commit

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.mvbt.btree.TreeRoot;
 import io.mvbt.pagestore.PageStore;
-import io.mvbt.pagestore.local.PowerCutPageStore;
+import io.mvbt.testkit.PowerCutPageStore;
 
 /**
  * Roots of changed trees kept in the meta page instead of the catalog ({@link FreshRoots}): the

@@ -7,8 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import org.junit.jupiter.api.Test;
 
 import io.mvbt.StorageException;
-import io.mvbt.pagestore.local.MemoryPageStore;
 import io.mvbt.pagestore.PageStore;
+import io.mvbt.pagestore.local.MemoryPageStore;
+import io.mvbt.testkit.ForwardingPageStore;
 
 /**
  * How the store grows. Each growth of a file maps its new pages as one more mapping, and a process

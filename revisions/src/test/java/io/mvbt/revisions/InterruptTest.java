@@ -1,5 +1,6 @@
 package io.mvbt.revisions;
 
+import static io.mvbt.testkit.TestKeys.key;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -28,10 +29,6 @@ class InterruptTest {
     @AfterEach
     void clearInterrupt() {
         Thread.interrupted();
-    }
-
-    private static byte[] key(int i) {
-        return String.format("key-%06d", i).getBytes();
     }
 
     private static Tree committed(Store store, int entries) {

@@ -16,6 +16,8 @@ import java.util.TreeMap;
 
 import io.mvbt.btree.Node;
 import io.mvbt.btree.TreeLimits;
+import io.mvbt.testkit.AscendingKeys;
+import io.mvbt.testkit.Shrink;
 
 /**
  * Our own model-based random testing, as H2's TestRandomMapOps and bbolt do: a seed generates a
@@ -201,7 +203,7 @@ final class ModelHarness {
 
     /** Drops chunks of operations while the list still fails. */
     List<Op> shrink(List<Op> ops) {
-        return io.mvbt.btree.Shrink.failing(ops, candidate -> failure(candidate) != null);
+        return Shrink.failing(ops, candidate -> failure(candidate) != null);
     }
 
     // ------------------------------------------------------------------ one run
@@ -733,7 +735,7 @@ final class ModelHarness {
             case 2 -> r.nextInt(max + 1);
             default -> 1 + r.nextInt(16);
         };
-        return io.mvbt.btree.AscendingKeys.above(last, length, max, r);
+        return AscendingKeys.above(last, length, max, r);
     }
 
     /**

@@ -12,7 +12,9 @@ import org.junit.jupiter.api.Test;
 
 import io.mvbt.StorageException;
 import io.mvbt.StoreFailedException;
-import io.mvbt.pagestore.local.PowerCutPageStore;
+import io.mvbt.testkit.ForwardingPageStore;
+import io.mvbt.testkit.GatedSyncPageStore;
+import io.mvbt.testkit.PowerCutPageStore;
 
 /**
  * After a failed fsync the background checkpointer syncs no more and makes nothing durable: on

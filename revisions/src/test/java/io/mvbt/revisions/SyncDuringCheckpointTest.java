@@ -1,5 +1,6 @@
 package io.mvbt.revisions;
 
+import static io.mvbt.testkit.TestKeys.key;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,7 +11,8 @@ import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.Test;
 
-import io.mvbt.pagestore.local.PowerCutPageStore;
+import io.mvbt.testkit.GatedSyncPageStore;
+import io.mvbt.testkit.PowerCutPageStore;
 
 /**
  * A SYNC commit made while a checkpoint syncs its steady meta (of an older revision) stays
@@ -19,10 +21,6 @@ import io.mvbt.pagestore.local.PowerCutPageStore;
  */
 class SyncDuringCheckpointTest {
     private static final int KEYS = 200;
-
-    private static byte[] key(int i) {
-        return String.format("key-%06d", i).getBytes(StandardCharsets.UTF_8);
-    }
 
     private static byte[] value(int i, int round) {
         return ("round-" + round + "-value-" + i).getBytes(StandardCharsets.UTF_8);

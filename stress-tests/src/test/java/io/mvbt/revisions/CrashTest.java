@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.mvbt.pagestore.local.NativeAccess;
+import io.mvbt.testkit.Profile;
 
 /**
  * A child JVM commits in a loop and is killed with SIGKILL at random moments. After each kill the

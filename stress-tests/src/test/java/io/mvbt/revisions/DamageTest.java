@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.mvbt.CorruptionException;
+import io.mvbt.testkit.Profile;
 
 /**
  * Damaged files: bits flipped, pages zeroed or overwritten, garbage written, the file truncated, a

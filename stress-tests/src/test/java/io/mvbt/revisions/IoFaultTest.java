@@ -15,8 +15,9 @@ import org.junit.jupiter.api.Test;
 
 import io.mvbt.StorageException;
 import io.mvbt.StoreFailedException;
-import io.mvbt.pagestore.local.PowerCutPageStore.Operation;
-import io.mvbt.pagestore.local.PowerCutPageStore;
+import io.mvbt.testkit.PowerCutPageStore.Operation;
+import io.mvbt.testkit.PowerCutPageStore;
+import io.mvbt.testkit.Profile;
 
 /**
  * Injected failures of fsync, file growth (a full disk) and writes at random points of random

@@ -12,7 +12,8 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 import io.mvbt.StoreFailedException;
-import io.mvbt.pagestore.local.PowerCutPageStore;
+import io.mvbt.testkit.PowerCutPageStore;
+import io.mvbt.testkit.Profile;
 
 /**
  * Power cuts at random moments of random workloads, on a simulated disk that loses, keeps or tears

@@ -15,8 +15,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.mvbt.cursor.RangeCursor;
 import io.mvbt.cursor.Range;
+import io.mvbt.cursor.RangeCursor;
+import io.mvbt.testkit.Profile;
 
 /**
  * ApacheDS's search-while-modify problem (the one that moved it to an MVCC tree): 20 threads, each

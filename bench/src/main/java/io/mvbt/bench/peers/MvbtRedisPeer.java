@@ -1,13 +1,16 @@
 package io.mvbt.bench.peers;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 
 import io.mvbt.bench.KvStore;
 import io.mvbt.bench.SyncMode;
-import io.mvbt.bench.redis.RedisServers;
+import io.mvbt.pagestore.redis.RedisEndpoint;
 import io.mvbt.pagestore.redis.RedisPageStore;
 import io.mvbt.pagestore.redis.RedisStoreOptions;
 import io.mvbt.revisions.Store;
+import io.mvbt.testkit.RedisServers;
 
 /**
  * mvbt with its pages on Redis ({@code mvbt-pagestore-redis}), against a redis-server the peer
@@ -19,9 +22,17 @@ final class MvbtRedisPeer {
     }
 
     static KvStore open(Path dir, SyncMode mode) {
-        RedisServers server = RedisServers.single(dir);
+        RedisServers server;
         try {
-            Store store = Store.open(RedisPageStore.open(server.endpoint(), "bench",
+            server = RedisServers.single(dir, false);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+        try {
+            Store store = Store.open(RedisPageStore.open(RedisEndpoint.parse(server.address()), "bench",
                     RedisStoreOptions.defaults()), MvbtPeer.options(mode));
             return new MvbtPeer(store, server::datasetBytes, server::close);
         } catch (RuntimeException | Error e) {

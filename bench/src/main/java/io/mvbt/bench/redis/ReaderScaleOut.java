@@ -21,6 +21,7 @@ import io.mvbt.revisions.Store;
 import io.mvbt.revisions.StoreOptions;
 import io.mvbt.revisions.Tree;
 import io.mvbt.revisions.WriteTxn;
+import io.mvbt.testkit.RedisServers;
 
 /**
  * Read throughput of reader processes on a store on a Redis Cluster: a writer loads the store,
@@ -53,8 +54,8 @@ public final class ReaderScaleOut {
             }
         }
         Path dir = Files.createTempDirectory("mvbt-redis-readers");
-        try (RedisServers cluster = RedisServers.cluster(dir, 3)) {
-            RedisEndpoint endpoint = cluster.endpoint();
+        try (RedisServers cluster = RedisServers.cluster(dir, 3, false)) {
+            RedisEndpoint endpoint = RedisEndpoint.parse(cluster.address());
             load(endpoint, entries);
             System.out.println("# Readers on a 3-master Redis Cluster (loopback), " + entries + " entries");
             System.out.println();

@@ -18,7 +18,7 @@ import io.mvbt.pagestore.PageStore;
  * chunk makes finding a page one array load. A run of pages is contiguous in memory when it stays
  * within one region ({@link #runEnd}).
  */
-abstract class RegionPageStore implements PageStore {
+public abstract class RegionPageStore implements PageStore {
     /** Unit of growth and of the address table. */
     static final int CHUNK_BYTES = 1 << 20;
 
@@ -48,7 +48,7 @@ abstract class RegionPageStore implements PageStore {
     private final java.util.Map<Long, ByteBuffer> crossingRuns = new java.util.HashMap<>();
     private volatile boolean closed;
 
-    RegionPageStore(int pageSize) {
+    protected RegionPageStore(int pageSize) {
         if (!PageStore.validPageSize(pageSize)) {
             throw new IllegalArgumentException("page size must be a power of two from " + MIN_PAGE_SIZE
                     + " to " + MAX_PAGE_SIZE + ", not " + pageSize);
@@ -70,12 +70,12 @@ abstract class RegionPageStore implements PageStore {
     }
 
     /** Pages in one chunk. */
-    final long chunkPages() {
+    protected final long chunkPages() {
         return 1L << chunkPageShift;
     }
 
     /** {@code pages} rounded up to whole chunks. */
-    final long roundUpToChunk(long pages) {
+    protected final long roundUpToChunk(long pages) {
         return (pages + chunkPageMask) & ~chunkPageMask;
     }
 
@@ -147,7 +147,7 @@ abstract class RegionPageStore implements PageStore {
     }
 
     /** Adds direct memory, if needed, so that the regions cover {@code pages} (memory-backed stores). */
-    final synchronized void coverWithMemory(long pages) {
+    protected final synchronized void coverWithMemory(long pages) {
         long covered = coveredPages();
         if (pages > covered) {
             long bytes = roundUpToChunk(pages - covered) * pageSize;
@@ -156,12 +156,12 @@ abstract class RegionPageStore implements PageStore {
     }
 
     /** Pages the regions cover; more than {@link #pageCount()} after a truncation. */
-    final synchronized long coveredPages() {
+    protected final synchronized long coveredPages() {
         return chunkAddress.length << chunkPageShift;
     }
 
     /** Adds a region holding pages from {@code firstPage} on; both ends are chunk-aligned. */
-    final synchronized void addRegion(ByteBuffer memory, long firstPage) {
+    protected final synchronized void addRegion(ByteBuffer memory, long firstPage) {
         long pages = memory.capacity() >>> pageShift;
         if ((firstPage & chunkPageMask) != 0 || (pages & chunkPageMask) != 0 || firstPage != coveredPages()) {
             throw new IllegalArgumentException("region of " + pages + " pages at page " + firstPage
@@ -182,21 +182,21 @@ abstract class RegionPageStore implements PageStore {
         chunkAddress = addresses;
     }
 
-    final void setPageCount(long pageCount) {
+    protected final void setPageCount(long pageCount) {
         this.pageCount = pageCount;
     }
 
-    final void checkOpen() {
+    protected final void checkOpen() {
         if (closed) {
             throw new IllegalStateException("page store " + describe() + " is closed");
         }
     }
 
-    final boolean isClosed() {
+    protected final boolean isClosed() {
         return closed;
     }
 
-    final boolean markClosed() {
+    protected final boolean markClosed() {
         if (closed) {
             return false;
         }

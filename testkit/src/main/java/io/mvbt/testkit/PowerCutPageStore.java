@@ -1,4 +1,4 @@
-package io.mvbt.pagestore.local;
+package io.mvbt.testkit;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -7,6 +7,7 @@ import java.util.Random;
 import org.agrona.UnsafeApi;
 
 import io.mvbt.StorageException;
+import io.mvbt.pagestore.local.RegionPageStore;
 
 /**
  * A store in memory that behaves like a disk under a power cut, for tests. {@link #sync()} makes

@@ -1,14 +1,14 @@
-package io.mvbt.revisions;
+package io.mvbt.testkit;
 
 import java.nio.ByteBuffer;
 
 import io.mvbt.pagestore.PageStore;
 
 /** A page store that passes every call to another; tests override what they need to change. */
-class ForwardingPageStore implements PageStore {
-    final PageStore pages;
+public class ForwardingPageStore implements PageStore {
+    protected final PageStore pages;
 
-    ForwardingPageStore(PageStore pages) {
+    public ForwardingPageStore(PageStore pages) {
         this.pages = pages;
     }
 

@@ -1,4 +1,4 @@
-package io.mvbt.revisions;
+package io.mvbt.testkit;
 
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -6,12 +6,12 @@ import java.util.concurrent.TimeUnit;
 import io.mvbt.pagestore.PageStore;
 
 /** A page store that passes everything to another, but can hold one chosen sync until the test lets it go. */
-final class GatedSyncPageStore extends ForwardingPageStore {
+public final class GatedSyncPageStore extends ForwardingPageStore {
     private long syncs;
     private Gate gate;
 
     /** One held sync: entered once it starts, and it goes on once opened. */
-    static final class Gate {
+    public static final class Gate {
         final long sync;
         final CountDownLatch entered = new CountDownLatch(1);
         final CountDownLatch open = new CountDownLatch(1);
@@ -21,23 +21,23 @@ final class GatedSyncPageStore extends ForwardingPageStore {
         }
 
         /** Waits until the held sync has started. */
-        void awaitEntered() throws InterruptedException {
+        public void awaitEntered() throws InterruptedException {
             if (!entered.await(30, TimeUnit.SECONDS)) {
                 throw new AssertionError("the held sync never came");
             }
         }
 
-        void release() {
+        public void release() {
             open.countDown();
         }
     }
 
-    GatedSyncPageStore(PageStore pages) {
+    public GatedSyncPageStore(PageStore pages) {
         super(pages);
     }
 
     /** Holds the {@code n}th sync from now (1: the next) until the gate is released. */
-    synchronized Gate gate(int n) {
+    public synchronized Gate gate(int n) {
         gate = new Gate(syncs + n);
         return gate;
     }

@@ -1,4 +1,4 @@
-package io.mvbt.btree;
+package io.mvbt.testkit;
 
 import java.util.Arrays;
 import java.util.Random;

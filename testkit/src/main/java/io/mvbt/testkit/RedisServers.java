@@ -1,9 +1,10 @@
-package io.mvbt.pagestore.redis;
+package io.mvbt.testkit;
 
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -14,8 +15,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Real Redis servers on loopback for the tests: one server, or a cluster of several masters.
- * Each runs from its own directory on ports nobody else uses; Debian's redis-server is installed by
+ * Real Redis servers on loopback: one server, or a cluster of several masters, each from its own
+ * directory on ports nobody else uses. Persisted (append-only file, written back by the OS) so that
+ * tests can kill and restart a node, or in memory only (no snapshots, no append-only file: the
+ * counterpart of a RAM disk) for benchmarks. Debian's redis-server is installed by
  * {@code .ci/install-redis} where it is missing.
  */
 public final class RedisServers implements AutoCloseable {
@@ -26,11 +29,13 @@ public final class RedisServers implements AutoCloseable {
     public static final class Node {
         final Path dir;
         final int port;
+        private final boolean persisted;
         private Process process;
 
-        Node(Path dir, int port) {
+        Node(Path dir, int port, boolean persisted) {
             this.dir = dir;
             this.port = port;
+            this.persisted = persisted;
         }
 
         public int port() {
@@ -53,7 +58,7 @@ public final class RedisServers implements AutoCloseable {
 
         private void start(String cluster) throws IOException, InterruptedException {
             List<String> command = new ArrayList<>(List.of(SERVER, "--port", Integer.toString(port), "--bind", "127.0.0.1",
-                    "--dir", dir.toString(), "--save", "", "--appendonly", "yes", "--appendfsync", "no",
+                    "--dir", dir.toString(), "--save", "", "--appendonly", persisted ? "yes" : "no", "--appendfsync", "no",
                     "--protected-mode", "no", "--daemonize", "no", "--cluster-enabled", cluster,
                     "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000", "--loglevel", "warning"));
             process = new ProcessBuilder(command).redirectErrorStream(true)
@@ -70,22 +75,40 @@ public final class RedisServers implements AutoCloseable {
     }
 
     private final List<Node> nodes = new ArrayList<>();
+    private final boolean persisted;
     private final boolean cluster;
 
-    private RedisServers(boolean cluster) {
+    private RedisServers(boolean cluster, boolean persisted) {
         this.cluster = cluster;
+        this.persisted = persisted;
     }
 
-    /** One Redis server. */
+    /** One Redis server, persisted. */
     public static RedisServers single(Path dir) throws IOException, InterruptedException {
-        RedisServers servers = new RedisServers(false);
-        servers.add(dir, false);
-        return servers;
+        return single(dir, true);
     }
 
-    /** A cluster of {@code masters} masters (no replicas), its slots shared among them. */
+    /** One Redis server, persisted or in memory only. */
+    public static RedisServers single(Path dir, boolean persisted) throws IOException, InterruptedException {
+        RedisServers servers = new RedisServers(false, persisted);
+        try {
+            servers.add(dir, false);
+            return servers;
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            servers.close();
+            throw e;
+        }
+    }
+
+    /** A persisted cluster of {@code masters} masters (no replicas), its slots shared among them. */
     public static RedisServers cluster(Path dir, int masters) throws IOException, InterruptedException {
-        RedisServers servers = new RedisServers(true);
+        return cluster(dir, masters, true);
+    }
+
+    /** A cluster of {@code masters} masters (no replicas), persisted or in memory only. */
+    public static RedisServers cluster(Path dir, int masters, boolean persisted)
+            throws IOException, InterruptedException {
+        RedisServers servers = new RedisServers(true, persisted);
         try {
             List<String> command = new ArrayList<>(List.of(CLI, "--cluster", "create"));
             for (int i = 0; i < masters; i++) {
@@ -107,7 +130,7 @@ public final class RedisServers implements AutoCloseable {
     private Node add(Path dir, boolean clusterNode) throws IOException, InterruptedException {
         ensureInstalled();
         Files.createDirectories(dir);
-        Node node = new Node(dir, freePort());
+        Node node = new Node(dir, freePort(), persisted);
         nodes.add(node);
         node.start(clusterNode);
         return node;
@@ -128,16 +151,34 @@ public final class RedisServers implements AutoCloseable {
         return nodes;
     }
 
-    /** The endpoint a store uses to reach these servers. */
-    public RedisEndpoint endpoint() {
-        if (!cluster) {
-            return RedisEndpoint.single("127.0.0.1", nodes.get(0).port);
-        }
+    /** Where a store reaches these servers: {@code host:port}, or {@code cluster:host:port,...} (RedisEndpoint.parse). */
+    public String address() {
         List<String> seeds = new ArrayList<>();
         for (Node node : nodes) {
             seeds.add("127.0.0.1:" + node.port);
         }
-        return RedisEndpoint.cluster(seeds);
+        return (cluster ? "cluster:" : "") + String.join(",", seeds);
+    }
+
+    /** Bytes of memory the servers use for data (INFO memory's used_memory_dataset, summed). */
+    public long datasetBytes() {
+        long total = 0;
+        for (Node node : nodes) {
+            String info;
+            try {
+                info = run(List.of(CLI, "-p", Integer.toString(node.port), "info", "memory"));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+            String line = info.lines().filter(l -> l.startsWith("used_memory_dataset:")).findFirst()
+                    .orElseThrow(() -> new IllegalStateException("INFO memory of redis-server on port " + node.port
+                            + " lacks used_memory_dataset"));
+            total += Long.parseLong(line.substring("used_memory_dataset:".length()).trim());
+        }
+        return total;
     }
 
     /** Runs redis-cli against the first node (with -c in a cluster) and returns what it printed. */

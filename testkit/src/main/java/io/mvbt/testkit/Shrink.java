@@ -1,4 +1,4 @@
-package io.mvbt.btree;
+package io.mvbt.testkit;
 
 import java.util.ArrayList;
 import java.util.List;
