@@ -108,6 +108,8 @@ public final class Orchestrator {
                         run.timings.add(t);
                     } else if (parsed instanceof Protocol.Footprint f) {
                         run.footprints.add(f);
+                    } else if (parsed instanceof Protocol.Latency l) {
+                        run.latencies.add(l);
                     } else if (parsed instanceof String[] s) {
                         if (s[0].equals(Protocol.SETTING)) {
                             run.settings = s[1];

@@ -12,6 +12,7 @@ final class PeerRun {
     final List<String> notes = new ArrayList<>();
     final List<Protocol.Timing> timings = new ArrayList<>();
     final List<Protocol.Footprint> footprints = new ArrayList<>();
+    final List<Protocol.Latency> latencies = new ArrayList<>();
     /** Why the run failed, or null. */
     String failure;
 
@@ -23,6 +24,15 @@ final class PeerRun {
         for (Protocol.Timing t : timings) {
             if (t.phase().equals(phase)) {
                 return t;
+            }
+        }
+        return null;
+    }
+
+    Protocol.Latency latency(String phase) {
+        for (Protocol.Latency l : latencies) {
+            if (l.phase().equals(phase)) {
+                return l;
             }
         }
         return null;

@@ -3,11 +3,13 @@ package io.mvbt.bench;
 /**
  * The lines a child JVM prints on standard output for its parent, tab-separated:
  * {@code RESULT phase ops nanos}, {@code FOOTPRINT after entries diskBytes heapBytes},
- * {@code SETTING text}, {@code NOTE text}. Anything else on the child's output is progress text.
+ * {@code LATENCY phase count p50 p99 p999 max} (nanoseconds), {@code SETTING text},
+ * {@code NOTE text}. Anything else on the child's output is progress text.
  */
 public final class Protocol {
     public static final String RESULT = "RESULT";
     public static final String FOOTPRINT = "FOOTPRINT";
+    public static final String LATENCY = "LATENCY";
     public static final String SETTING = "SETTING";
     public static final String NOTE = "NOTE";
 
@@ -41,6 +43,17 @@ public final class Protocol {
         }
     }
 
+    /** The spread of one phase's operation latencies, in nanoseconds. */
+    public record Latency(String phase, long count, long p50, long p99, long p999, long max) {
+        static Latency of(String phase, LatencyHistogram h) {
+            return new Latency(phase, h.count(), h.percentile(0.5), h.percentile(0.99), h.percentile(0.999), h.max());
+        }
+
+        String line() {
+            return LATENCY + '\t' + phase + '\t' + count + '\t' + p50 + '\t' + p99 + '\t' + p999 + '\t' + max;
+        }
+    }
+
     static String setting(String text) {
         return SETTING + '\t' + text.replace('\t', ' ').replace('\n', ' ');
     }
@@ -61,6 +74,12 @@ public final class Protocol {
             case FOOTPRINT:
                 if (f.length == 5) {
                     return new Footprint(f[1], Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4]));
+                }
+                break;
+            case LATENCY:
+                if (f.length == 7) {
+                    return new Latency(f[1], Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4]),
+                            Long.parseLong(f[5]), Long.parseLong(f[6]));
                 }
                 break;
             case SETTING:

@@ -10,6 +10,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * Readers and one writer at once: the writer overwrites random keys, one per commit, while
  * {@code --threads} readers run readrandom, each opening a fresh snapshot every
  * {@value #READS_PER_SNAPSHOT} reads. The same readers alone first give the rate to compare with.
+ * Every read is timed, its snapshot's open counted in the first read of each snapshot, and the
+ * spread of those latencies reported beside the rates.
  */
 final class ReadWhileWritingSuite implements Suite {
     static final int READS_PER_SNAPSHOT = 100;
@@ -33,9 +35,11 @@ final class ReadWhileWritingSuite implements Suite {
         long nanos = (long) (ctx.seconds * 1e9);
 
         long start = System.nanoTime();
-        long soloReads = readers(ctx, db, n, new AtomicBoolean(), start + nanos);
+        LatencyHistogram solo = new LatencyHistogram();
+        long soloReads = readers(ctx, db, n, new AtomicBoolean(), start + nanos, solo);
         long soloNanos = System.nanoTime() - start;
         ctx.report(new Protocol.Timing("readonly", soloReads, soloNanos));
+        ctx.latency("readonly", solo);
 
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong writes = new AtomicLong();
@@ -60,8 +64,9 @@ final class ReadWhileWritingSuite implements Suite {
         start = System.nanoTime();
         writer.start();
         long reads;
+        LatencyHistogram beside = new LatencyHistogram();
         try {
-            reads = readers(ctx, db, n, stop, start + nanos);
+            reads = readers(ctx, db, n, stop, start + nanos, beside);
         } finally {
             stop.set(true);
             try {
@@ -73,32 +78,50 @@ final class ReadWhileWritingSuite implements Suite {
         long elapsed = System.nanoTime() - start;
         RunContext.rethrow(writerFailure[0]);
         ctx.report(new Protocol.Timing("rww-read", reads, elapsed));
+        ctx.latency("rww-read", beside);
         ctx.report(new Protocol.Timing("rww-write", writes.get(), elapsed));
         ctx.footprint("readwhilewriting", db, n);
         ctx.discard(db, "readwhilewriting");
     }
 
-    /** Runs the reader threads until {@code deadline} (or {@code stop}); returns the reads done. */
-    private static long readers(RunContext ctx, KvStore db, long n, AtomicBoolean stop, long deadline) {
-        return RunContext.parallel(ctx.threads, t -> () -> {
+    /**
+     * Runs the reader threads until {@code deadline} (or {@code stop}); returns the reads done, and
+     * adds their latencies to {@code into}.
+     */
+    private static long readers(RunContext ctx, KvStore db, long n, AtomicBoolean stop, long deadline,
+            LatencyHistogram into) {
+        LatencyHistogram[] perThread = new LatencyHistogram[ctx.threads];
+        long done = RunContext.parallel(ctx.threads, t -> () -> {
             Rng rng = new Rng(Workload.SEED + 90 + t);
             byte[] k = new byte[Workload.KEY_SIZE];
             UnsafeBuffer v = new UnsafeBuffer(new byte[0]);
-            long done = 0;
+            LatencyHistogram latencies = new LatencyHistogram();
+            perThread[t] = latencies;
+            long reads = 0;
             while (!stop.get() && System.nanoTime() < deadline) {
+                long began = System.nanoTime();
                 try (KvStore.Reader r = db.reader()) {
                     for (int j = 0; j < READS_PER_SNAPSHOT; j++) {
                         long i = rng.nextLong(n);
                         Workload.presentKey(i, k);
-                        if (!r.get(k, v)) {
+                        boolean found = r.get(k, v);
+                        latencies.record(System.nanoTime() - began);
+                        if (!found) {
                             throw new VerificationException("readwhilewriting: entry " + i + " is missing");
                         }
                         Workload.checkValue(v, i, Workload.VALUE_SIZE);
+                        began = System.nanoTime();
                     }
                 }
-                done += READS_PER_SNAPSHOT;
+                reads += READS_PER_SNAPSHOT;
             }
-            return done;
+            return reads;
         });
+        for (LatencyHistogram h : perThread) {
+            if (h != null) {
+                into.add(h);
+            }
+        }
+        return done;
     }
 }

@@ -119,6 +119,17 @@ final class Report {
         return String.format(Locale.ROOT, r >= 10 ? "%.1fx" : r >= 0.1 ? "%.2fx" : "%.2gx", r);
     }
 
+    private static String micros(long nanos) {
+        return num(nanos / 1e3);
+    }
+
+    /** Phases whose latencies some store reported, in order. */
+    private List<String> latencyPhases() {
+        java.util.LinkedHashSet<String> p = new java.util.LinkedHashSet<>();
+        runs.forEach(r -> r.latencies.forEach(l -> p.add(l.phase())));
+        return new ArrayList<>(p);
+    }
+
     String title() {
         return String.format(Locale.ROOT, "%s: %,d entries, durability %s, %d reader thread%s", suite.name(),
                 options.entries, options.mode.label(), options.threads, options.threads == 1 ? "" : "s");
@@ -187,6 +198,23 @@ final class Report {
                 }
             }
         }
+        List<String> timed = latencyPhases();
+        if (!timed.isEmpty()) {
+            b.append("\nLatency of each operation: p50 / p99 / p99.9 / max, µs:\n\n| phase |");
+            runs.forEach(r -> b.append(' ').append(r.peer.id()).append(" |"));
+            b.append("\n|---|");
+            runs.forEach(r -> b.append("---:|"));
+            b.append('\n');
+            for (String p : timed) {
+                b.append("| ").append(p).append(" |");
+                for (PeerRun r : runs) {
+                    Protocol.Latency l = r.latency(p);
+                    b.append(' ').append(l == null ? "-" : micros(l.p50()) + " / " + micros(l.p99()) + " / "
+                            + micros(l.p999()) + " / " + micros(l.max())).append(" |");
+                }
+                b.append('\n');
+            }
+        }
         b.append("\nSettings (durability ").append(options.mode.label()).append("):\n\n| store | settings | notes |\n|---|---|---|\n");
         for (PeerRun r : runs) {
             b.append("| ").append(r.peer.id()).append(" | ").append(r.settings.replace("|", "\\|")).append(" | ")
@@ -202,7 +230,7 @@ final class Report {
     String csv() {
         StringBuilder b = new StringBuilder(
                 "suite,entries,durability,threads,peer,kind,phase,ops,nanos,ops_per_sec,us_per_op,mvbt_ratio,"
-                        + "live_entries,disk_bytes,bytes_per_entry,heap_bytes\n");
+                        + "live_entries,disk_bytes,bytes_per_entry,heap_bytes,p50_ns,p99_ns,p999_ns,max_ns\n");
         String prefix = suite.name() + "," + options.entries + "," + options.mode.label() + "," + options.threads + ",";
         for (PeerRun r : runs) {
             for (Protocol.Timing t : r.timings) {
@@ -210,7 +238,7 @@ final class Report {
                 b.append(prefix).append(r.peer.id()).append(",phase,").append(t.phase()).append(',').append(t.ops())
                         .append(',').append(t.nanos()).append(',').append(String.format(Locale.ROOT, "%.1f", t.opsPerSecond()))
                         .append(',').append(String.format(Locale.ROOT, "%.4f", t.microsPerOp())).append(',')
-                        .append(Double.isNaN(ratio) ? "" : String.format(Locale.ROOT, "%.4f", ratio)).append(",,,,\n");
+                        .append(Double.isNaN(ratio) ? "" : String.format(Locale.ROOT, "%.4f", ratio)).append(",,,,,,,,\n");
             }
             for (Protocol.Footprint f : r.footprints) {
                 double ratio = r.peer == Peer.MVBT ? 1.0 : footprintRatio(f.after(), r);
@@ -218,11 +246,16 @@ final class Report {
                         .append(Double.isNaN(ratio) ? "" : String.format(Locale.ROOT, "%.4f", ratio)).append(',')
                         .append(f.entries()).append(',').append(f.diskBytes()).append(',')
                         .append(f.bytesPerEntry() < 0 ? "" : String.format(Locale.ROOT, "%.2f", f.bytesPerEntry()))
-                        .append(',').append(f.heapBytes()).append('\n');
+                        .append(',').append(f.heapBytes()).append(",,,,\n");
+            }
+            for (Protocol.Latency l : r.latencies) {
+                b.append(prefix).append(r.peer.id()).append(",latency,").append(l.phase()).append(',').append(l.count())
+                        .append(String.format(Locale.ROOT, ",,,,,,,,,%d,%d,%d,%d\n", l.p50(), l.p99(), l.p999(),
+                                l.max()));
             }
             if (r.failure != null) {
                 b.append(prefix).append(r.peer.id()).append(",failed,\"").append(r.failure.replace("\"", "'"))
-                        .append("\",,,,,,,,,\n");
+                        .append("\",,,,,,,,,,,,,\n");
             }
         }
         return b.toString();

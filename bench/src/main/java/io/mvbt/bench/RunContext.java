@@ -149,6 +149,17 @@ public final class RunContext {
         }
     }
 
+    /** Reports the spread of a phase's latencies (a warm-up reports nothing). */
+    void latency(String phase, LatencyHistogram h) {
+        if (out == null) {
+            return;
+        }
+        Protocol.Latency l = Protocol.Latency.of(phase, h);
+        out.println(l.line());
+        progress(String.format("%s latency: p50 %.2f µs, p99 %.2f µs, p99.9 %.2f µs, max %.2f µs", phase,
+                l.p50() / 1e3, l.p99() / 1e3, l.p999() / 1e3, l.max() / 1e3));
+    }
+
     /**
      * Syncs the store and reports its size on disk and the heap it holds, per live entry. A warm-up
      * run syncs too and reports nothing: the phases after a sync run other code (pages the synced

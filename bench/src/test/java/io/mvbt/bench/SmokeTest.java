@@ -34,6 +34,21 @@ class SmokeTest {
                     assertTrue(csv.stream().anyMatch(l -> l.startsWith(row)), "no result for " + row);
                 }
             }
+            if (suite instanceof ReadWhileWritingSuite) {
+                for (Peer peer : Peer.values()) {
+                    for (String phase : List.of("readonly", "rww-read")) {
+                        String row = suite.name() + ",3000,nosync,1," + peer.id() + ",latency," + phase + ",";
+                        String line = csv.stream().filter(l -> l.startsWith(row)).findFirst().orElse(null);
+                        assertTrue(line != null, "no latencies for " + row);
+                        String[] f = line.split(",");
+                        long p50 = Long.parseLong(f[16]);
+                        long p99 = Long.parseLong(f[17]);
+                        long p999 = Long.parseLong(f[18]);
+                        long max = Long.parseLong(f[19]);
+                        assertTrue(Long.parseLong(f[7]) > 0 && 0 < p50 && p50 <= p99 && p99 <= p999 && p999 <= max, line);
+                    }
+                }
+            }
             String svg = Files.readString(out.resolve(suite.name() + "-ratios.svg"));
             assertTrue(svg.startsWith("<svg") && svg.trim().endsWith("</svg>"));
         }
@@ -42,5 +57,6 @@ class SmokeTest {
         assertTrue(report.contains("Page touch: a store to a mapped page costs"), "no page-touch figure in the report");
         assertFalse(Files.exists(tmp.resolve("stores").resolve("page-touch-probe")), "the probe left its file");
         assertTrue(report.contains("mvbt/peer throughput ratio"));
+        assertTrue(report.contains("Latency of each operation: p50 / p99 / p99.9 / max"), "no latency table in the report");
     }
 }
