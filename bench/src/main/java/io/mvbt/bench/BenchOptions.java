@@ -9,8 +9,14 @@ import io.mvbt.bench.peers.Peer;
 /** Command-line options of the harness, shared by the parent and its child JVMs. */
 public final class BenchOptions {
     List<Suite> suites = List.of(Suite.byName("dbbench"));
+    /** Entries of this run; with several sizes ({@link #sizes}), of the size being run. */
     long entries = 1_000_000;
+    /** Every size to run, in order (--entries 1M,10M): one report per size, and the curve across them. */
+    List<Long> sizes = List.of(1_000_000L);
     long reads = -1;
+    /** Whether --reads and --warmup were given, or follow the size. */
+    private boolean readsGiven;
+    private boolean warmupGiven;
     List<Peer> peers = List.of(Peer.values());
     int threads = 1;
     SyncMode mode = SyncMode.NOSYNC;
@@ -28,7 +34,8 @@ public final class BenchOptions {
                    java -jar bench/target/mvbt-bench.jar directory [options]  (directory --help)
 
               --suite S[,S..]     dbbench, history, deleterange, readwhilewriting or all (default dbbench)
-              --entries N         entries loaded (default 1000000)
+              --entries N[,N..]   entries loaded (default 1M; 1000000, 1_000_000, 10k and 1M are read);
+                                  several sizes run one after the other and add the curve across them
               --reads N           operations of each read phase (default: entries)
               --peers P[,P..]     mvbt,mvbt-redis,lmdb,rocksdb,sqlite,mvstore,xodus,skiplist (default all;
                                   mvbt-redis starts a redis-server of its own)
@@ -70,8 +77,18 @@ public final class BenchOptions {
                     }
                     o.suites = s;
                 }
-                case "--entries" -> o.entries = parseCount(v);
-                case "--reads" -> o.reads = parseCount(v);
+                case "--entries" -> {
+                    List<Long> sizes = new ArrayList<>();
+                    for (String size : v.split(",")) {
+                        sizes.add(parseCount(size));
+                    }
+                    o.sizes = sizes;
+                    o.entries = sizes.get(0);
+                }
+                case "--reads" -> {
+                    o.reads = parseCount(v);
+                    o.readsGiven = true;
+                }
                 case "--peers", "--peer" -> {
                     List<Peer> p = new ArrayList<>();
                     for (String name : v.split(",")) {
@@ -82,28 +99,47 @@ public final class BenchOptions {
                 case "--threads" -> o.threads = Integer.parseInt(v);
                 case "--durability" -> o.mode = SyncMode.parse(v);
                 case "--seconds" -> o.seconds = Double.parseDouble(v);
-                case "--warmup" -> o.warmup = parseCount(v);
+                case "--warmup" -> {
+                    o.warmup = parseCount(v);
+                    o.warmupGiven = true;
+                }
                 case "--dir" -> o.dir = Path.of(v);
                 case "--out" -> o.out = Path.of(v);
                 case "--heap" -> o.heap = v;
                 default -> throw new IllegalArgumentException("unknown option " + a);
             }
         }
-        if (o.entries < 1 || o.threads < 1) {
+        if (o.sizes.stream().anyMatch(n -> n < 1) || o.threads < 1) {
             throw new IllegalArgumentException("--entries and --threads must be positive");
         }
-        if (o.reads < 0) {
-            o.reads = o.entries;
-        }
-        if (o.warmup < 0) {
-            o.warmup = Math.min(o.entries, Math.max(2000, Math.min(50_000, o.entries / 10)));
-        }
+        return o.at(o.entries);
+    }
+
+    /** These options for a run of {@code n} entries: reads and warm-up follow the size unless given. */
+    BenchOptions at(long n) {
+        BenchOptions o = new BenchOptions();
+        o.suites = suites;
+        o.entries = n;
+        o.sizes = sizes;
+        o.readsGiven = readsGiven;
+        o.warmupGiven = warmupGiven;
+        o.reads = readsGiven ? reads : n;
+        o.warmup = warmupGiven ? warmup : Math.min(n, Math.max(2000, Math.min(50_000, n / 10)));
+        o.peers = peers;
+        o.threads = threads;
+        o.mode = mode;
+        o.seconds = seconds;
+        o.dir = dir;
+        o.out = out;
+        o.heap = heap;
+        o.child = child;
+        o.raw = raw;
         return o;
     }
 
-    /** Accepts 1000000, 1_000_000, 1M, 10k. */
+    /** Accepts 1000000, 1_000_000, 1M, 10k (a comma separates sizes). */
     public static long parseCount(String s) {
-        String t = s.replace("_", "").replace(",", "").trim().toLowerCase(java.util.Locale.ROOT);
+        String t = s.replace("_", "").trim().toLowerCase(java.util.Locale.ROOT);
         long unit = 1;
         if (t.endsWith("k")) {
             unit = 1_000;

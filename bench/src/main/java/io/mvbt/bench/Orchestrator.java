@@ -43,26 +43,39 @@ public final class Orchestrator {
         all.append("Date: ").append(when).append("  \n");
         all.append("Child JVM flags (every store): `").append(String.join(" ", jvmFlags(o.heap))).append("`\n\n");
         int status = 0;
+        List<Report> reports = new ArrayList<>();
         try {
             Files.createDirectories(o.out);
-            for (Suite suite : o.suites) {
-                List<PeerRun> runs = new ArrayList<>();
-                for (Peer peer : o.peers) {
-                    System.err.println("== " + suite.name() + " / " + peer.id());
-                    PeerRun run = runChild(o, suite, peer, work.resolve(suite.name() + "-" + peer.id()));
-                    runs.add(run);
-                    if (run.failure != null) {
-                        status = 1;
-                        System.err.println("!! " + peer.id() + ": " + run.failure);
+            for (long size : o.sizes) {
+                BenchOptions at = o.at(size);
+                Path out = o.sizes.size() == 1 ? o.out : o.out.resolve(Curve.label(size));
+                Files.createDirectories(out);
+                for (Suite suite : o.suites) {
+                    List<PeerRun> runs = new ArrayList<>();
+                    for (Peer peer : o.peers) {
+                        System.err.println("== " + suite.name() + " / " + peer.id() + " / " + Curve.label(size));
+                        PeerRun run = runChild(at, suite, peer, work.resolve(suite.name() + "-" + peer.id()));
+                        runs.add(run);
+                        if (run.failure != null) {
+                            status = 1;
+                            System.err.println("!! " + peer.id() + ": " + run.failure);
+                        }
                     }
+                    Report report = new Report(suite, at, runs);
+                    reports.add(report);
+                    String md = report.markdown();
+                    System.out.println(md);
+                    all.append(md).append('\n');
+                    Files.writeString(out.resolve(suite.name() + ".md"), md);
+                    Files.writeString(out.resolve(suite.name() + ".csv"), report.csv());
+                    Files.writeString(out.resolve(suite.name() + "-ratios.svg"), new RatioChart(report).svg());
                 }
-                Report report = new Report(suite, o, runs);
-                String md = report.markdown();
-                System.out.println(md);
-                all.append(md).append('\n');
-                Files.writeString(o.out.resolve(suite.name() + ".md"), md);
-                Files.writeString(o.out.resolve(suite.name() + ".csv"), report.csv());
-                Files.writeString(o.out.resolve(suite.name() + "-ratios.svg"), new RatioChart(report).svg());
+            }
+            if (o.sizes.size() > 1) {
+                String curve = new Curve(reports).markdown();
+                System.out.println(curve);
+                all.append(curve).append('\n');
+                Files.writeString(o.out.resolve("curve.md"), curve);
             }
             Files.writeString(o.out.resolve("report.md"), all.toString());
             System.err.println("report, CSV and SVG in " + o.out.toAbsolutePath());
