@@ -123,6 +123,8 @@ public final class Orchestrator {
                         run.footprints.add(f);
                     } else if (parsed instanceof Protocol.Latency l) {
                         run.latencies.add(l);
+                    } else if (parsed instanceof Protocol.Cost c) {
+                        run.costs.add(c);
                     } else if (parsed instanceof String[] s) {
                         if (s[0].equals(Protocol.SETTING)) {
                             run.settings = s[1];

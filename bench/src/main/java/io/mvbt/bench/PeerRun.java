@@ -13,6 +13,7 @@ final class PeerRun {
     final List<Protocol.Timing> timings = new ArrayList<>();
     final List<Protocol.Footprint> footprints = new ArrayList<>();
     final List<Protocol.Latency> latencies = new ArrayList<>();
+    final List<Protocol.Cost> costs = new ArrayList<>();
     /** Why the run failed, or null. */
     String failure;
 
@@ -33,6 +34,15 @@ final class PeerRun {
         for (Protocol.Latency l : latencies) {
             if (l.phase().equals(phase)) {
                 return l;
+            }
+        }
+        return null;
+    }
+
+    Protocol.Cost cost(String phase) {
+        for (Protocol.Cost c : costs) {
+            if (c.phase().equals(phase)) {
+                return c;
             }
         }
         return null;

@@ -3,13 +3,15 @@ package io.mvbt.bench;
 /**
  * The lines a child JVM prints on standard output for its parent, tab-separated:
  * {@code RESULT phase ops nanos}, {@code FOOTPRINT after entries diskBytes heapBytes},
- * {@code LATENCY phase count p50 p99 p999 max} (nanoseconds), {@code SETTING text},
+ * {@code LATENCY phase count p50 p99 p999 max} (nanoseconds),
+ * {@code COST phase minorFaults majorFaults gcCount gcMillis}, {@code SETTING text},
  * {@code NOTE text}. Anything else on the child's output is progress text.
  */
 public final class Protocol {
     public static final String RESULT = "RESULT";
     public static final String FOOTPRINT = "FOOTPRINT";
     public static final String LATENCY = "LATENCY";
+    public static final String COST = "COST";
     public static final String SETTING = "SETTING";
     public static final String NOTE = "NOTE";
 
@@ -54,6 +56,13 @@ public final class Protocol {
         }
     }
 
+    /** What a phase cost the process beyond its work: page faults and garbage collection. */
+    public record Cost(String phase, long minorFaults, long majorFaults, long gcCount, long gcMillis) {
+        String line() {
+            return COST + '\t' + phase + '\t' + minorFaults + '\t' + majorFaults + '\t' + gcCount + '\t' + gcMillis;
+        }
+    }
+
     static String setting(String text) {
         return SETTING + '\t' + text.replace('\t', ' ').replace('\n', ' ');
     }
@@ -80,6 +89,12 @@ public final class Protocol {
                 if (f.length == 7) {
                     return new Latency(f[1], Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4]),
                             Long.parseLong(f[5]), Long.parseLong(f[6]));
+                }
+                break;
+            case COST:
+                if (f.length == 6) {
+                    return new Cost(f[1], Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4]),
+                            Long.parseLong(f[5]));
                 }
                 break;
             case SETTING:

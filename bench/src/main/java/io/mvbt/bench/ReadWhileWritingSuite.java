@@ -34,12 +34,14 @@ final class ReadWhileWritingSuite implements Suite {
         ctx.note("readers open a fresh snapshot every " + READS_PER_SNAPSHOT + " reads; the writer commits each overwrite");
         long nanos = (long) (ctx.seconds * 1e9);
 
+        ProcessCounters before = ProcessCounters.now();
         long start = System.nanoTime();
         LatencyHistogram solo = new LatencyHistogram();
         long soloReads = readers(ctx, db, n, new AtomicBoolean(), start + nanos, solo);
         long soloNanos = System.nanoTime() - start;
         ctx.report(new Protocol.Timing("readonly", soloReads, soloNanos));
         ctx.latency("readonly", solo);
+        ctx.cost("readonly", before);
 
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong writes = new AtomicLong();
@@ -61,6 +63,7 @@ final class ReadWhileWritingSuite implements Suite {
             writerFailure[0] = e;
             stop.set(true);
         });
+        before = ProcessCounters.now();
         start = System.nanoTime();
         writer.start();
         long reads;
@@ -79,6 +82,7 @@ final class ReadWhileWritingSuite implements Suite {
         RunContext.rethrow(writerFailure[0]);
         ctx.report(new Protocol.Timing("rww-read", reads, elapsed));
         ctx.latency("rww-read", beside);
+        ctx.cost("rww-read", before);
         ctx.report(new Protocol.Timing("rww-write", writes.get(), elapsed));
         ctx.footprint("readwhilewriting", db, n);
         ctx.discard(db, "readwhilewriting");

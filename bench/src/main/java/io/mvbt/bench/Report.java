@@ -123,6 +123,29 @@ final class Report {
         return num(nanos / 1e3);
     }
 
+    private static String costText(Protocol.Cost c, Protocol.Timing t) {
+        if (c == null) {
+            return "-";
+        }
+        String faults = c.minorFaults() < 0 ? "faults n/a"
+                : t == null || t.ops() == 0 ? c.minorFaults() + " faults" : perOp((double) c.minorFaults() / t.ops());
+        if (c.majorFaults() > 0) {
+            faults += " (" + c.majorFaults() + " major)";
+        }
+        return faults + ", " + c.gcCount() + " GC " + c.gcMillis() + " ms";
+    }
+
+    private static String perOp(double v) {
+        return v == 0 || v >= 0.01 ? num(v) : String.format(Locale.ROOT, "%.4f", v);
+    }
+
+    /** Phases whose cost some store reported, in order. */
+    private List<String> costPhases() {
+        java.util.LinkedHashSet<String> p = new java.util.LinkedHashSet<>();
+        runs.forEach(r -> r.costs.forEach(c -> p.add(c.phase())));
+        return new ArrayList<>(p);
+    }
+
     /** Phases whose latencies some store reported, in order. */
     private List<String> latencyPhases() {
         java.util.LinkedHashSet<String> p = new java.util.LinkedHashSet<>();
@@ -211,6 +234,22 @@ final class Report {
                     Protocol.Latency l = r.latency(p);
                     b.append(' ').append(l == null ? "-" : micros(l.p50()) + " / " + micros(l.p99()) + " / "
                             + micros(l.p999()) + " / " + micros(l.max())).append(" |");
+                }
+                b.append('\n');
+            }
+        }
+        List<String> costed = costPhases();
+        if (!costed.isEmpty()) {
+            b.append("\nCost beyond the work: minor page faults per operation (major faults, if any); garbage")
+                    .append(" collections and their time in the phase:\n\n| phase |");
+            runs.forEach(r -> b.append(' ').append(r.peer.id()).append(" |"));
+            b.append("\n|---|");
+            runs.forEach(r -> b.append("---:|"));
+            b.append('\n');
+            for (String p : costed) {
+                b.append("| ").append(p).append(" |");
+                for (PeerRun r : runs) {
+                    b.append(' ').append(costText(r.cost(p), r.timing(p))).append(" |");
                 }
                 b.append('\n');
             }

@@ -87,13 +87,24 @@ public final class RunContext {
         }
     }
 
-    /** Runs {@code body}, which returns how many operations it did, and reports its rate. */
+    /** Runs {@code body}, which returns how many operations it did, and reports its rate and cost. */
     long phase(String name, LongSupplier body) {
+        ProcessCounters before = ProcessCounters.now();
         long start = System.nanoTime();
         long ops = body.getAsLong();
         long nanos = System.nanoTime() - start;
         report(new Protocol.Timing(name, ops, nanos));
+        cost(name, before);
         return ops;
+    }
+
+    /** Reports what the process paid in faults and garbage collection since {@code before}. */
+    void cost(String phase, ProcessCounters before) {
+        if (out == null) {
+            return;
+        }
+        ProcessCounters c = ProcessCounters.now().since(before);
+        out.println(new Protocol.Cost(phase, c.minorFaults(), c.majorFaults(), c.gcCount(), c.gcMillis()).line());
     }
 
     /** Runs {@code threads} copies of a task and reports their combined rate over the wall time. */

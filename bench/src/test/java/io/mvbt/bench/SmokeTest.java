@@ -58,5 +58,8 @@ class SmokeTest {
         assertFalse(Files.exists(tmp.resolve("stores").resolve("page-touch-probe")), "the probe left its file");
         assertTrue(report.contains("mvbt/peer throughput ratio"));
         assertTrue(report.contains("Latency of each operation: p50 / p99 / p99.9 / max"), "no latency table in the report");
+        assertTrue(report.contains("Cost beyond the work: minor page faults per operation"), "no cost table in the report");
+        assertTrue(report.matches("(?s).*\\| fillrandom \\| [0-9.]+, [0-9]+ GC [0-9]+ ms \\|.*"),
+                "no faults per operation for fillrandom");
     }
 }

@@ -150,6 +150,7 @@ public final class Store implements AutoCloseable {
         checkpoints.start();
     }
 
+    /** For the publisher's callback, made before {@link #peers} is assigned (a lambda may not name it then). */
     private Peers peers() {
         return peers;
     }
