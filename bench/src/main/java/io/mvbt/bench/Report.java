@@ -5,6 +5,9 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import java.util.stream.Stream;
 
 import io.mvbt.bench.peers.Peer;
 
@@ -139,18 +142,33 @@ final class Report {
         return v == 0 || v >= 0.01 ? num(v) : String.format(Locale.ROOT, "%.4f", v);
     }
 
-    /** Phases whose cost some store reported, in order. */
-    private List<String> costPhases() {
-        java.util.LinkedHashSet<String> p = new java.util.LinkedHashSet<>();
-        runs.forEach(r -> r.costs.forEach(c -> p.add(c.phase())));
+    /** Phases some store reported in the stream {@code of} gives, in order. */
+    private List<String> phasesOf(Function<PeerRun, Stream<String>> of) {
+        LinkedHashSet<String> p = new LinkedHashSet<>();
+        runs.forEach(r -> of.apply(r).forEach(p::add));
         return new ArrayList<>(p);
     }
 
-    /** Phases whose latencies some store reported, in order. */
-    private List<String> latencyPhases() {
-        java.util.LinkedHashSet<String> p = new java.util.LinkedHashSet<>();
-        runs.forEach(r -> r.latencies.forEach(l -> p.add(l.phase())));
-        return new ArrayList<>(p);
+    /**
+     * Appends a markdown table after its caption: a row per entry of {@code rows} (labelled by
+     * {@code label}), a column per run (headed by {@code head}), each cell from {@code cell}.
+     */
+    private static void table(StringBuilder b, String caption, String corner, List<String> rows,
+            Function<String, String> label, List<PeerRun> columns, Function<PeerRun, String> head,
+            BiFunction<String, PeerRun, String> cell) {
+        if (b.length() > 0 && !b.toString().endsWith("\n\n")) {
+            b.append('\n');
+        }
+        b.append(caption).append("\n\n| ").append(corner).append(" |");
+        columns.forEach(r -> b.append(' ').append(head.apply(r)).append(" |"));
+        b.append("\n|---|");
+        columns.forEach(r -> b.append("---:|"));
+        b.append('\n');
+        for (String row : rows) {
+            b.append("| ").append(label.apply(row)).append(" |");
+            columns.forEach(r -> b.append(' ').append(cell.apply(row, r)).append(" |"));
+            b.append('\n');
+        }
     }
 
     String title() {
@@ -162,97 +180,44 @@ final class Report {
         StringBuilder b = new StringBuilder();
         List<String> phases = phases();
         b.append("### ").append(title()).append("\n\n");
-        b.append("Throughput: ops/s (µs/op). A phase's operation count is in parentheses after its name.\n\n");
-        b.append("| phase |");
-        runs.forEach(r -> b.append(' ').append(r.peer.id()).append(" |"));
-        b.append("\n|---|");
-        runs.forEach(r -> b.append("---:|"));
-        b.append('\n');
-        for (String p : phases) {
-            b.append("| ").append(p).append(String.format(Locale.ROOT, " (%,d)", opsOf(p))).append(" |");
-            for (PeerRun r : runs) {
-                Protocol.Timing t = r.timing(p);
-                b.append(' ').append(t == null ? "-" : num(t.opsPerSecond()) + " (" + num(t.microsPerOp()) + ")")
-                        .append(" |");
-            }
-            b.append('\n');
-        }
+        table(b, "Throughput: ops/s (µs/op). A phase's operation count is in parentheses after its name.", "phase",
+                phases, p -> p + String.format(Locale.ROOT, " (%,d)", opsOf(p)), runs, r -> r.peer.id(), (p, r) -> {
+                    Protocol.Timing t = r.timing(p);
+                    return t == null ? "-" : num(t.opsPerSecond()) + " (" + num(t.microsPerOp()) + ")";
+                });
         List<PeerRun> others = others();
-        if (mvbt() != null && !others.isEmpty()) {
-            b.append("\nmvbt/peer throughput ratio (mvbt ops/s ÷ peer ops/s; above 1: mvbt is faster):\n\n| phase |");
-            others.forEach(r -> b.append(" vs ").append(r.peer.id()).append(" |"));
-            b.append("\n|---|");
-            others.forEach(r -> b.append("---:|"));
-            b.append('\n');
-            for (String p : phases) {
-                b.append("| ").append(p).append(" |");
-                others.forEach(r -> b.append(' ').append(ratioText(ratio(p, r))).append(" |"));
-                b.append('\n');
-            }
+        boolean ratios = mvbt() != null && !others.isEmpty();
+        if (ratios) {
+            table(b, "mvbt/peer throughput ratio (mvbt ops/s ÷ peer ops/s; above 1: mvbt is faster):", "phase", phases,
+                    p -> p, others, r -> "vs " + r.peer.id(), (p, r) -> ratioText(ratio(p, r)));
         }
         List<String> points = footprintPoints();
         if (!points.isEmpty()) {
-            b.append("\nFootprint: bytes on disk per live entry after the load (heap the store held, MiB):\n\n| after |");
-            runs.forEach(r -> b.append(' ').append(r.peer.id()).append(" |"));
-            b.append("\n|---|");
-            runs.forEach(r -> b.append("---:|"));
-            b.append('\n');
-            for (String p : points) {
-                b.append("| ").append(p).append(" |");
-                for (PeerRun r : runs) {
-                    Protocol.Footprint f = r.footprint(p);
-                    String cell = f == null ? "-"
-                            : (f.bytesPerEntry() < 0 ? "in memory" : num(f.bytesPerEntry())) + " ("
-                                    + num(f.heapBytes() / 1048576.0) + ")";
-                    b.append(' ').append(cell).append(" |");
-                }
-                b.append('\n');
-            }
-            if (mvbt() != null && !others.isEmpty()) {
-                b.append("\nmvbt/peer bytes per entry (below 1: mvbt's files are smaller):\n\n| after |");
-                others.forEach(r -> b.append(" vs ").append(r.peer.id()).append(" |"));
-                b.append("\n|---|");
-                others.forEach(r -> b.append("---:|"));
-                b.append('\n');
-                for (String p : points) {
-                    b.append("| ").append(p).append(" |");
-                    others.forEach(r -> b.append(' ').append(ratioText(footprintRatio(p, r))).append(" |"));
-                    b.append('\n');
-                }
+            table(b, "Footprint: bytes on disk per live entry after the load (heap the store held, MiB):", "after",
+                    points, p -> p, runs, r -> r.peer.id(), (p, r) -> {
+                        Protocol.Footprint f = r.footprint(p);
+                        return f == null ? "-" : (f.bytesPerEntry() < 0 ? "in memory" : num(f.bytesPerEntry())) + " ("
+                                + num(f.heapBytes() / 1048576.0) + ")";
+                    });
+            if (ratios) {
+                table(b, "mvbt/peer bytes per entry (below 1: mvbt's files are smaller):", "after", points, p -> p,
+                        others, r -> "vs " + r.peer.id(), (p, r) -> ratioText(footprintRatio(p, r)));
             }
         }
-        List<String> timed = latencyPhases();
+        List<String> timed = phasesOf(r -> r.latencies.stream().map(Protocol.Latency::phase));
         if (!timed.isEmpty()) {
-            b.append("\nLatency of each operation: p50 / p99 / p99.9 / max, µs:\n\n| phase |");
-            runs.forEach(r -> b.append(' ').append(r.peer.id()).append(" |"));
-            b.append("\n|---|");
-            runs.forEach(r -> b.append("---:|"));
-            b.append('\n');
-            for (String p : timed) {
-                b.append("| ").append(p).append(" |");
-                for (PeerRun r : runs) {
-                    Protocol.Latency l = r.latency(p);
-                    b.append(' ').append(l == null ? "-" : micros(l.p50()) + " / " + micros(l.p99()) + " / "
-                            + micros(l.p999()) + " / " + micros(l.max())).append(" |");
-                }
-                b.append('\n');
-            }
+            table(b, "Latency of each operation: p50 / p99 / p99.9 / max, µs:", "phase", timed, p -> p, runs,
+                    r -> r.peer.id(), (p, r) -> {
+                        Protocol.Latency l = r.latency(p);
+                        return l == null ? "-" : micros(l.p50()) + " / " + micros(l.p99()) + " / " + micros(l.p999())
+                                + " / " + micros(l.max());
+                    });
         }
-        List<String> costed = costPhases();
+        List<String> costed = phasesOf(r -> r.costs.stream().map(Protocol.Cost::phase));
         if (!costed.isEmpty()) {
-            b.append("\nCost beyond the work: minor page faults per operation (major faults, if any); garbage")
-                    .append(" collections and their time in the phase:\n\n| phase |");
-            runs.forEach(r -> b.append(' ').append(r.peer.id()).append(" |"));
-            b.append("\n|---|");
-            runs.forEach(r -> b.append("---:|"));
-            b.append('\n');
-            for (String p : costed) {
-                b.append("| ").append(p).append(" |");
-                for (PeerRun r : runs) {
-                    b.append(' ').append(costText(r.cost(p), r.timing(p))).append(" |");
-                }
-                b.append('\n');
-            }
+            table(b, "Cost beyond the work: minor page faults per operation (major faults, if any); garbage"
+                    + " collections and their time in the phase:", "phase", costed, p -> p, runs, r -> r.peer.id(),
+                    (p, r) -> costText(r.cost(p), r.timing(p)));
         }
         b.append("\nSettings (durability ").append(options.mode.label()).append("):\n\n| store | settings | notes |\n|---|---|---|\n");
         for (PeerRun r : runs) {
