@@ -1,5 +1,7 @@
 package io.mvbt.bench;
 
+import io.mvbt.tools.LatencyHistogram;
+
 /**
  * The lines a child JVM prints on standard output for its parent, tab-separated:
  * {@code RESULT phase ops nanos}, {@code FOOTPRINT after entries diskBytes heapBytes},

@@ -6,6 +6,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.agrona.concurrent.UnsafeBuffer;
 
+import io.mvbt.tools.LatencyHistogram;
+
 /**
  * Readers and one writer at once: the writer overwrites random keys, one per commit, while
  * {@code --threads} readers run readrandom, each opening a fresh snapshot every

@@ -11,6 +11,7 @@ import java.util.function.IntFunction;
 import java.util.function.LongSupplier;
 
 import io.mvbt.bench.peers.Peer;
+import io.mvbt.tools.LatencyHistogram;
 
 /**
  * What a suite runs with inside a child JVM: the one store under test, the sizes, where files go

@@ -236,9 +236,9 @@ final class HistoryBenchCommand implements Callable<Integer> {
             ExpiryUnderLoad.Half alone = expiryResult[0];
             ExpiryUnderLoad.Half during = expiryResult[1];
             out.printf("expiry of 10%% under load (mvbt): writer %,.0f/s during expiry vs %,.0f/s without = %.2fx; "
-                    + "reader %,.0f vs %,.0f lookups/s, worst lookup %,d vs %,d µs%n", during.writeRate(),
+                    + "reader %,.0f vs %,.0f lookups/s, lookup p50/p99/p99.9/worst %s vs %s%n", during.writeRate(),
                     alone.writeRate(), during.writeRate() / alone.writeRate(), during.lookupRate(), alone.lookupRate(),
-                    during.worstLookupNanos() / 1000, alone.worstLookupNanos() / 1000);
+                    during.spread(), alone.spread());
         }
         out.println("csv: " + csvHead);
         out.println("csv: " + csv);

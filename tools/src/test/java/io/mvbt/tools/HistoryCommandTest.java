@@ -38,6 +38,15 @@ class HistoryCommandTest {
     }
 
     @Test
+    void theBenchReportsTheSpreadOfLookupsBesideExpiry() {
+        String out = output("history", "bench", "--engines", "mvbt", "--entries", "20000", "--lookups", "2000",
+                "--dir", dir.toString());
+        String expiry = out.lines().filter(l -> l.startsWith("expiry of 10% under load")).findFirst().orElse("");
+        String spread = "[0-9.]+ / [0-9.]+ / [0-9.]+ / [0-9,]+ µs";
+        assertTrue(expiry.matches(".*lookup p50/p99/p99\\.9/worst " + spread + " vs " + spread), out);
+    }
+
+    @Test
     void importLookupExportExpireAndCheck() throws Exception {
         String a = "[" + MessageIdHash.toText(MessageIdHash.of("<a@example.com>")) + "]\t1760000000~-~1759990000\t"
                 + "@030100000000000000000000000000000001@\n";

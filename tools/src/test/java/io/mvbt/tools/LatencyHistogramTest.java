@@ -1,4 +1,4 @@
-package io.mvbt.bench;
+package io.mvbt.tools;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

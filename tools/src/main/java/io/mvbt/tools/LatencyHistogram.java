@@ -1,18 +1,18 @@
-package io.mvbt.bench;
+package io.mvbt.tools;
 
 /**
  * Latencies in nanoseconds, counted in log-linear buckets: exact below 64 ns, then 64 buckets per
  * power of two (within 1.6% of the value). Fixed size, no allocation per sample; one per thread,
- * merged after.
+ * merged after. Used by the history bench and by the bench beside the other stores.
  */
-final class LatencyHistogram {
+public final class LatencyHistogram {
     private static final int SUB_BITS = 6;
     private static final int SUB = 1 << SUB_BITS;
     private final long[] counts = new long[(64 - SUB_BITS + 1) * SUB];
     private long count;
     private long max;
 
-    void record(long nanos) {
+    public void record(long nanos) {
         long v = Math.max(0, nanos);
         counts[bucket(v)]++;
         count++;
@@ -21,7 +21,7 @@ final class LatencyHistogram {
         }
     }
 
-    void add(LatencyHistogram other) {
+    public void add(LatencyHistogram other) {
         for (int i = 0; i < counts.length; i++) {
             counts[i] += other.counts[i];
         }
@@ -29,16 +29,16 @@ final class LatencyHistogram {
         max = Math.max(max, other.max);
     }
 
-    long count() {
+    public long count() {
         return count;
     }
 
-    long max() {
+    public long max() {
         return max;
     }
 
     /** The smallest recorded value at or above which lies {@code 1 - q} of the samples (q in [0, 1]). */
-    long percentile(double q) {
+    public long percentile(double q) {
         if (count == 0) {
             return 0;
         }
@@ -53,7 +53,7 @@ final class LatencyHistogram {
         return max;
     }
 
-    static int bucket(long v) {
+    public static int bucket(long v) {
         if (v < SUB) {
             return (int) v;
         }
@@ -63,7 +63,7 @@ final class LatencyHistogram {
     }
 
     /** The largest value that falls in bucket {@code i}. */
-    static long upperBound(int i) {
+    public static long upperBound(int i) {
         if (i < SUB) {
             return i;
         }
