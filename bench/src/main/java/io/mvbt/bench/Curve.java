@@ -85,6 +85,27 @@ final class Curve {
         return b.toString();
     }
 
+    /** A chart of each suite's curve ({@link CurveChart}), by suite name. */
+    Map<String, String> charts() {
+        Map<String, String> charts = new LinkedHashMap<>();
+        for (Map.Entry<String, Map<Long, Report>> suite : bySuite.entrySet()) {
+            Map<Long, Report> at = suite.getValue();
+            List<String> phases = new ArrayList<>(phases(at));
+            List<String> stores = new ArrayList<>(stores(at));
+            double[][][] micros = new double[phases.size()][stores.size()][sizes.size()];
+            for (int p = 0; p < phases.size(); p++) {
+                for (int s = 0; s < stores.size(); s++) {
+                    for (int n = 0; n < sizes.size(); n++) {
+                        Protocol.Timing t = timing(at.get(sizes.get(n)), stores.get(s), phases.get(p));
+                        micros[p][s][n] = t == null ? Double.NaN : t.microsPerOp();
+                    }
+                }
+            }
+            charts.put(suite.getKey(), new CurveChart(suite.getKey(), phases, stores, sizes, micros).svg());
+        }
+        return charts;
+    }
+
     private void header(StringBuilder b, String first, String growth) {
         b.append("| ").append(first).append(" | store |");
         sizes.forEach(n -> b.append(' ').append(label(n)).append(" |"));

@@ -11,6 +11,7 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import io.mvbt.bench.peers.Peer;
 
@@ -72,10 +73,14 @@ public final class Orchestrator {
                 }
             }
             if (o.sizes.size() > 1) {
-                String curve = new Curve(reports).markdown();
-                System.out.println(curve);
-                all.append(curve).append('\n');
-                Files.writeString(o.out.resolve("curve.md"), curve);
+                Curve curve = new Curve(reports);
+                String md = curve.markdown();
+                System.out.println(md);
+                all.append(md).append('\n');
+                Files.writeString(o.out.resolve("curve.md"), md);
+                for (Map.Entry<String, String> chart : curve.charts().entrySet()) {
+                    Files.writeString(o.out.resolve(chart.getKey() + "-curve.svg"), chart.getValue());
+                }
             }
             Files.writeString(o.out.resolve("report.md"), all.toString());
             System.err.println("report, CSV and SVG in " + o.out.toAbsolutePath());

@@ -9,7 +9,7 @@ import java.util.Locale;
  * Written by hand: no chart library.
  */
 final class RatioChart {
-    private static final String[] COLORS = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+    static final String[] COLORS = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
         "#e377c2", "#7f7f7f"};
     private static final double MIN = 1.0 / 100;
     private static final double MAX = 100;
@@ -30,7 +30,7 @@ final class RatioChart {
         return LEFT + (Math.log10(r) - Math.log10(MIN)) / (Math.log10(MAX) - Math.log10(MIN)) * PLOT;
     }
 
-    private static String esc(String s) {
+    static String esc(String s) {
         return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
     }
 

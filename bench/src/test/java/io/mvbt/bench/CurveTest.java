@@ -45,5 +45,9 @@ class CurveTest {
         }
         assertTrue(curve.contains("bytes on disk per live entry"), curve);
         assertTrue(Files.readString(out.resolve("report.md")).contains("## Across sizes"));
+        String svg = Files.readString(out.resolve("dbbench-curve.svg"));
+        assertTrue(svg.startsWith("<svg") && svg.trim().endsWith("</svg>"), svg);
+        assertEquals(2 * new DbBenchSuite().phases().size(), svg.split("<polyline ", -1).length - 1,
+                "a line per store in every phase's panel");
     }
 }
