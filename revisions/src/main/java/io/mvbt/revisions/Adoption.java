@@ -90,6 +90,14 @@ final class Adoption {
     }
 
     /**
+     * The revision a follower reads from a meta another process published, with room to cache the
+     * roots of the {@code treesKnown} trees this store has handles for and of some made later.
+     */
+    Revision followed(MetaPage.Record m, int treesKnown) {
+        return revisionOf(m, Math.max(16, treesKnown + 16));
+    }
+
+    /**
      * The revision through which pages must carry a checksum, as this store can promise it (see
      * {@link PageAccess}). A store that never reuses page numbers (a remote one) keeps no bound:
      * its readers may hold copies of pages fetched before a checkpoint sealed them.

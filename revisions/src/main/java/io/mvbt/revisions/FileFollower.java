@@ -78,7 +78,7 @@ final class FileFollower {
             if (m.pageCount > file.pageCount()) {
                 file.follow();
             }
-            Revision r = adoption.revisionOf(m, Math.max(16, treeCount.getAsInt() + 16));
+            Revision r = adoption.followed(m, treeCount.getAsInt());
             followed = new Followed(meta, r);
             if (readOnly) {
                 publisher.follow(r);

@@ -86,7 +86,7 @@ final class RemoteReaderPeers implements Peers {
             if (f != null && f.sequence == m.sequence) {
                 return f.revision;
             }
-            Revision r = adoption.revisionOf(m, Math.max(16, treeCount.getAsInt() + 16));
+            Revision r = adoption.followed(m, treeCount.getAsInt());
             followed = new Followed(m.sequence, r);
             publisher.follow(r);
             return r;

@@ -70,7 +70,7 @@ public abstract class RegionPageStore implements PageStore {
     }
 
     /** Pages in one chunk. */
-    protected final long chunkPages() {
+    final long chunkPages() {
         return 1L << chunkPageShift;
     }
 
@@ -156,12 +156,12 @@ public abstract class RegionPageStore implements PageStore {
     }
 
     /** Pages the regions cover; more than {@link #pageCount()} after a truncation. */
-    protected final synchronized long coveredPages() {
+    final synchronized long coveredPages() {
         return chunkAddress.length << chunkPageShift;
     }
 
     /** Adds a region holding pages from {@code firstPage} on; both ends are chunk-aligned. */
-    protected final synchronized void addRegion(ByteBuffer memory, long firstPage) {
+    final synchronized void addRegion(ByteBuffer memory, long firstPage) {
         long pages = memory.capacity() >>> pageShift;
         if ((firstPage & chunkPageMask) != 0 || (pages & chunkPageMask) != 0 || firstPage != coveredPages()) {
             throw new IllegalArgumentException("region of " + pages + " pages at page " + firstPage
@@ -192,7 +192,7 @@ public abstract class RegionPageStore implements PageStore {
         }
     }
 
-    protected final boolean isClosed() {
+    final boolean isClosed() {
         return closed;
     }
 
