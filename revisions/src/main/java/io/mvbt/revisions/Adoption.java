@@ -19,11 +19,14 @@ final class Adoption {
     private final FreeMap freeMap;
     private final FreeSpace space;
     private final Health health;
+    /** The shadows of a store file's writer, or null; and the writer's pages held in one, or null. */
+    private final Shadows shadows;
+    private final DirtyPages dirty;
     /** Newer revisions that recovery found incomplete or damaged and did not open at. */
     private volatile List<String> dropped = List.of();
 
     Adoption(PageStore pages, Writeback writeback, Checksums checksums, PageAccess access, Publisher publisher, FreeMap freeMap,
-            FreeSpace space, Health health) {
+            FreeSpace space, Health health, Shadows shadows, DirtyPages dirty) {
         this.pages = pages;
         this.writeback = writeback;
         this.checksums = checksums;
@@ -32,6 +35,8 @@ final class Adoption {
         this.freeMap = freeMap;
         this.space = space;
         this.health = health;
+        this.shadows = shadows;
+        this.dirty = dirty;
     }
 
     /**
@@ -44,7 +49,10 @@ final class Adoption {
         if (!metas.isEmpty()) {
             publisher.storeId(metas.get(0).storeId);
         }
-        Recovery.Choice choice = Recovery.choose(pages, metas, access);
+        if (shadows != null) {
+            shadows.recover(metas, dirty);
+        }
+        Recovery.Choice choice = Recovery.choose(pages, metas, access, shadows);
         MetaPage.Record m = choice.meta();
         if (!choice.dropped().isEmpty()) {
             dropped = choice.dropped();
@@ -72,7 +80,10 @@ final class Adoption {
         if (!metas.isEmpty()) {
             publisher.storeId(metas.get(0).storeId);
         }
-        Recovery.Choice choice = Recovery.choose(pages, metas, access.uncached());
+        if (shadows != null && !metas.isEmpty()) {
+            shadows.follow(metas.get(0));
+        }
+        Recovery.Choice choice = Recovery.choose(pages, metas, access.uncached(), shadows);
         dropped = choice.dropped();
         return choice.meta();
     }
@@ -94,6 +105,9 @@ final class Adoption {
      * roots of the {@code treesKnown} trees this store has handles for and of some made later.
      */
     Revision followed(MetaPage.Record m, int treesKnown) {
+        if (shadows != null) {
+            shadows.follow(m);
+        }
         return revisionOf(m, Math.max(16, treesKnown + 16));
     }
 

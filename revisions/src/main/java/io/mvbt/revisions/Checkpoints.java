@@ -36,7 +36,9 @@ final class Checkpoints {
     /** The background thread; null for a store in memory or one opened read-only. */
     private final Checkpointer thread;
     /** Takes the write faults of the pages the writer allocates after a checkpoint; null if none are taken. */
-    private final Prefaulter prefaulter;
+    private Prefaulter prefaulter;
+    /** The writer's pages held in a shadow, which passes write into the file; null if none. */
+    private final DirtyPages dirty;
     /** Counts checkpoints, so that the writer learns that its hot pages were cleaned. */
     private volatile long count;
     /** The value of {@link #count} the writer last saw (holding the writer permit). */
@@ -44,7 +46,7 @@ final class Checkpoints {
 
     Checkpoints(PageStore pages, Writeback writeback, StoreOptions options, Publisher publisher, ReaderRegistry registry,
             ReaderSlots slots, Peers peers, Holders holders, FreeSpace space, Health health, Adoption adoption,
-            WriterPermit writer, PageAccess sealer, Prefaulter prefaulter) {
+            WriterPermit writer, PageAccess sealer, Prefaulter prefaulter, DirtyPages dirty) {
         this.pages = pages;
         this.writeback = writeback;
         this.options = options;
@@ -62,10 +64,15 @@ final class Checkpoints {
         this.inPlace = writeback.reusesPages();
         this.thread = durable && !peers.readOnly() ? new Checkpointer(pages.describe(), options) : null;
         this.prefaulter = thread != null ? prefaulter : null;
+        this.dirty = dirty;
     }
 
     /** Starts the background threads. */
     void start() {
+        if (dirty != null && dirty.attached()) {
+            // The writer stores into the shadow, not the mapping: no write fault to take ahead.
+            prefaulter = null;
+        }
         if (prefaulter != null) {
             space.reportUseTo(prefaulter);
             prefaulter.start();
@@ -106,11 +113,11 @@ final class Checkpoints {
             return;
         }
         if (durability == Durability.SYNC) {
-            if (inPlace) {
+            if (inPlace && (dirty == null || !dirty.attached())) {
                 publishSynced(revision, revisionAt);
             } else {
-                // Not beside a checkpoint's first pass, which seals and copies pages to send outside
-                // the meta lock: a page copied while sealed would arrive torn.
+                // Not beside a checkpoint's first pass, which seals and copies pages to send (or
+                // write from a shadow) outside the meta lock: a page copied while sealed would arrive torn.
                 synchronized (lock) {
                     publishSynced(revision, revisionAt);
                 }
@@ -129,6 +136,9 @@ final class Checkpoints {
     void written(long pagesWritten, Durability durability) {
         if (thread != null && durability == Durability.NORMAL) {
             thread.written(pagesWritten * pages.pageSize());
+            if (dirty != null && dirty.halfFull()) {
+                thread.wake();
+            }
         }
     }
 
@@ -143,11 +153,20 @@ final class Checkpoints {
             long durableBefore = publisher.durableRevision();
             // Sealed whole before it is published: readers require seals through its own revision.
             Revision r = revisionAt.apply(durableBefore).sealedThrough(adoption.bound(revision));
-            RevisionWalker.seal(sealer, r, durableBefore);
+            seal(sealer, r, durableBefore);
             publisher.publishSynced(r, space.flips, () -> health.sync(pages::sync));
             peers.replaced(durableBefore);
         } finally {
             publisher.unlock();
+        }
+    }
+
+    /** Seals {@code r}'s pages written after {@code since}, writing those of a shadow into the file. */
+    private void seal(PageAccess access, Revision r, long since) {
+        if (dirty == null || !dirty.attached()) {
+            RevisionWalker.seal(access, r, since, null);
+        } else {
+            health.sync(() -> RevisionWalker.seal(access, r, since, dirty), "writing pages into the file failed");
         }
     }
 
@@ -233,14 +252,14 @@ final class Checkpoints {
         // The bulk of the writeback runs outside the meta lock, so that commits go on: c's pages are
         // sealed and synced (a file) or sent without a meta (a remote store, whose SYNC commits wait
         // for the checkpoint lock, so that none seals a page being copied).
-        RevisionWalker.seal(sealer, c, since);
+        seal(sealer, c, since);
         health.sync(inPlace ? pages::sync : () -> writeback.preparePages().run());
         long sealed = c.revision;
         if (!inPlace && publisher.latest().revision != sealed) {
             // Sending took long: a second pass takes the commits made meanwhile, so that the pass
             // under the meta lock, which commits wait for, copies few pages.
             Revision c2 = peers.hold(slot);
-            RevisionWalker.seal(sealer, c2, sealed);
+            seal(sealer, c2, sealed);
             health.sync(() -> writeback.preparePages().run());
             sealed = c2.revision;
         }
@@ -254,7 +273,7 @@ final class Checkpoints {
             // commits between this lock and the last sync, though it is not durable yet.
             registry.hold(slot, h);
             if (h.revision != sealed) {
-                RevisionWalker.seal(sealer, h, sealed);
+                seal(sealer, h, sealed);
                 if (inPlace) {
                     health.sync(pages::sync);
                 }

@@ -7,7 +7,7 @@ import io.mvbt.pagestore.PageStore;
 /**
  * What a write transaction's commit and abort do below the trees, in order: write the pages built
  * in private memory, flush the free map if due, publish the revision as its durability asks, and
- * let go of the pages no holder reaches any more. Handed to each {@link WriteTxn}, which calls it
+ * let go of the pages (and shadow slots) no holder reaches any more. Handed to each {@link WriteTxn}, which calls it
  * and nothing above it; used by the one writer only.
  */
 final class Committer {
@@ -24,11 +24,13 @@ final class Committer {
     private final Peers peers;
     private final Health health;
     private final Adoption adoption;
+    /** The writer's pages held in a shadow; null if none. */
+    private final DirtyPages dirty;
     /** Commits since the free map was last flushed. */
     private long commitsSinceFlush;
 
     Committer(PageStore pages, TxnPages txnPages, FreeSpace space, FreeMap freeMap, Checkpoints checkpoints,
-            Publisher publisher, Holders holders, Peers peers, Health health, Adoption adoption) {
+            Publisher publisher, Holders holders, Peers peers, Health health, Adoption adoption, DirtyPages dirty) {
         this.pages = pages;
         this.txnPages = txnPages;
         this.space = space;
@@ -39,6 +41,7 @@ final class Committer {
         this.peers = peers;
         this.health = health;
         this.adoption = adoption;
+        this.dirty = dirty;
     }
 
     /** Publishes revision {@code revision} with these roots, durable as {@code durability} says. */
@@ -94,9 +97,16 @@ final class Committer {
                 freeMap.root, freeMap.rootRevision, freeMap.height, roots).sealedThrough(adoption.bound(durable));
     }
 
-    /** Pages the published revision freed wait for the holders that can reach them; others are reusable. */
+    /**
+     * Pages the published revision freed wait for the holders that can reach them; others are
+     * reusable. Slots of a shadow whose pages the file now holds go back likewise.
+     */
     private void releaseHolders(long revision) {
         Holders held = holders.collect(peers);
         space.published(revision, held.revisions(), held.count());
+        if (dirty != null) {
+            dirty.retire(publisher.durableRevision(), revision, held.oldestReader());
+            dirty.reclaim(held.oldestReader());
+        }
     }
 }

@@ -60,12 +60,17 @@ final class Health {
 
     /** Runs a sync; if it fails, the store refuses further writes. */
     void sync(Runnable sync) {
+        sync(sync, "fsync failed");
+    }
+
+    /** As {@link #sync(Runnable)}, for any step toward durability; {@code what} names its failure. */
+    void sync(Runnable sync, String what) {
         try {
             sync.run();
         } catch (StorageException e) {
             failed(e);
             // An interrupt that closed the channel is no disk failure, and is not reported as one.
-            throw new StoreFailedException((channelClosed(e) ? "" : "fsync failed; ")
+            throw new StoreFailedException((channelClosed(e) ? "" : what + "; ")
                     + "the store refuses further writes until it is reopened: " + e.getMessage(), e);
         }
     }

@@ -107,6 +107,29 @@ final class MetaPage {
     }
 
     /**
+     * What holds the pages of unsealed commits until their checkpoint, named in each meta: this
+     * boot's page cache ({@link BootId}), or a writer's {@link DirtyPages} shadow. Recovery trusts
+     * a meta's unsealed pages only while that holder is there.
+     */
+    interface Holder {
+        long high();
+
+        long low();
+
+        Holder BOOT = new Holder() {
+            @Override
+            public long high() {
+                return BootId.HIGH;
+            }
+
+            @Override
+            public long low() {
+                return BootId.LOW;
+            }
+        };
+    }
+
+    /**
      * Flips kept in a meta page before the free map is rewritten: few, since every commit writes and
      * checksums them all; the page, after the largest fresh roots, would allow more.
      */
@@ -115,9 +138,10 @@ final class MetaPage {
     }
 
     /** Writes a meta page at {@code slot}, checksum last. */
-    static void write(PageStore store, Checksums checksums, long storeId, int slot, long sequence, Revision r,
-            long durableRevision, int flags, FlipSet flips) {
-        int length = fill(store.address(slot), store.pageSize(), storeId, sequence, r, durableRevision, flags, flips);
+    static void write(PageStore store, Checksums checksums, long storeId, Holder holder, int slot, long sequence,
+            Revision r, long durableRevision, int flags, FlipSet flips) {
+        int length = fill(store.address(slot), store.pageSize(), storeId, holder, sequence, r, durableRevision, flags,
+                flips);
         seal(store, checksums, slot, length);
     }
 
@@ -127,18 +151,18 @@ final class MetaPage {
      * nothing into the mapping, whose slot the last sync left clean. A reader that catches the write
      * half done sees a wrong checksum, as with a torn store.
      */
-    static void writePositional(ByteBuffer scratch, PageStore store, Checksums checksums, long storeId, int slot,
-            long sequence, Revision r, long durableRevision, int flags, FlipSet flips) {
+    static void writePositional(ByteBuffer scratch, PageStore store, Checksums checksums, long storeId, Holder holder,
+            int slot, long sequence, Revision r, long durableRevision, int flags, FlipSet flips) {
         long page = BufferUtil.address(scratch);
-        int length = fill(page, store.pageSize(), storeId, sequence, r, durableRevision, flags, flips);
+        int length = fill(page, store.pageSize(), storeId, holder, sequence, r, durableRevision, flags, flips);
         UnsafeApi.putInt(page + CHECKSUM, checksums.ofMeta(scratch, length));
         store.write(slot, scratch.duplicate().position(0).limit(length));
         store.written(slot, 1);
     }
 
     /** Writes everything but the checksum at {@code page}; returns the length the checksum covers. */
-    private static int fill(long page, int pageSize, long storeId, long sequence, Revision r, long durableRevision,
-            int flags, FlipSet flips) {
+    private static int fill(long page, int pageSize, long storeId, Holder holder, long sequence, Revision r,
+            long durableRevision, int flags, FlipSet flips) {
         int flipCount = flips.compact();
         int length = FLIPS + 8 * flipCount + r.fresh.bytes();
         UnsafeApi.putInt(page + LENGTH, length);
@@ -150,8 +174,8 @@ final class MetaPage {
         UnsafeApi.putLong(page + DURABLE_REVISION, durableRevision);
         UnsafeApi.putInt(page + FLAGS, flags);
         UnsafeApi.putInt(page + FLAGS + 4, 0);
-        UnsafeApi.putLong(page + BOOT_HIGH, BootId.HIGH);
-        UnsafeApi.putLong(page + BOOT_LOW, BootId.LOW);
+        UnsafeApi.putLong(page + BOOT_HIGH, holder.high());
+        UnsafeApi.putLong(page + BOOT_LOW, holder.low());
         UnsafeApi.putLong(page + PAGE_COUNT, r.pageCount);
         UnsafeApi.putLong(page + COMMIT_MILLIS, r.commitMillis);
         r.catalog.writeTo(null, page + CATALOG);

@@ -45,6 +45,8 @@ final class Publisher {
     private long storeId;
     private volatile Revision latest;
     private volatile long durableRevision;
+    /** What holds unsealed pages, named in each meta written. */
+    private volatile MetaPage.Holder holder = MetaPage.Holder.BOOT;
 
     Publisher(PageStore pages, Writeback writeback, Checksums checksums, ReaderRegistry registry,
             Announcements announcements) {
@@ -62,6 +64,11 @@ final class Publisher {
 
     long durableRevision() {
         return durableRevision;
+    }
+
+    /** Names {@code holder} in the metas written from now on. */
+    void holder(MetaPage.Holder holder) {
+        this.holder = holder;
     }
 
     long storeId() {
@@ -106,7 +113,7 @@ final class Publisher {
     void publishFirst(Revision first, FlipSet flips, Runnable sync) {
         if (pages.durable()) {
             long seq = slots.takeSequence();
-            MetaPage.write(pages, checksums, storeId, 0, seq, first, 0, MetaPage.FLAG_SEALED, flips);
+            MetaPage.write(pages, checksums, storeId, holder, 0, seq, first, 0, MetaPage.FLAG_SEALED, flips);
             sync.run();
             wrote(0, seq, first);
             slots.setDurable(0);
@@ -120,7 +127,7 @@ final class Publisher {
         assert lock.isHeldByCurrentThread();
         int slot = slots.choose();
         long seq = slots.takeSequence();
-        MetaPage.write(pages, checksums, storeId, slot, seq, r, r.durableRevision, 0, flips);
+        MetaPage.write(pages, checksums, storeId, holder, slot, seq, r, r.durableRevision, 0, flips);
         wrote(slot, seq, r);
         latest = r;
     }
@@ -151,14 +158,15 @@ final class Publisher {
     private void writeSynced(int slot, long seq, Revision r, FlipSet flips) {
         if (positionalMeta) {
             try {
-                MetaPage.writePositional(scratch, pages, checksums, storeId, slot, seq, r, r.durableRevision,
+                MetaPage.writePositional(scratch, pages, checksums, storeId, holder,
+                        slot, seq, r, r.durableRevision,
                         MetaPage.FLAG_SEALED, flips);
                 return;
             } catch (StorageException e) {
                 // Written below.
             }
         }
-        MetaPage.write(pages, checksums, storeId, slot, seq, r, r.durableRevision, MetaPage.FLAG_SEALED, flips);
+        MetaPage.write(pages, checksums, storeId, holder, slot, seq, r, r.durableRevision, MetaPage.FLAG_SEALED, flips);
     }
 
     /**

@@ -17,7 +17,8 @@ import io.mvbt.pagestore.PageStore;
  * them for a sealed meta, the one a SYNC commit writes). A commit whose pages did not all reach
  * the file is rejected, and the store opens at the commit before it.
  * <li>Unsealed pages (of NORMAL commits after the last checkpoint) are accepted only from a meta
- * of the current boot: only the process died, so the page cache holds what the writer wrote, and
+ * of the current boot, or naming a {@link Shadows shadow} that is there (and was copied into the
+ * file): only the process died, so the page cache holds what the writer wrote, and
  * their structure is checked in case the storage lost writes all the same (a network file system,
  * a writeback error). After a reboot such a meta is rejected: its pages may never have been
  * written.
@@ -60,7 +61,7 @@ final class Recovery {
     }
 
     /** The meta to open at. */
-    static Choice choose(PageStore store, List<MetaPage.Record> metas, PageAccess access) {
+    static Choice choose(PageStore store, List<MetaPage.Record> metas, PageAccess access, Shadows shadows) {
         if (metas.isEmpty()) {
             throw new CorruptionException(-1, "no valid meta page in " + store.describe()
                     + ": not an mvbt store, or every meta slot is damaged");
@@ -68,7 +69,9 @@ final class Recovery {
         StringBuilder rejected = new StringBuilder();
         List<String> dropped = new ArrayList<>();
         for (MetaPage.Record m : metas) {
-            boolean thisBoot = BootId.isCurrent(m.bootHigh, m.bootLow);
+            // Whether what held its unsealed pages is still there: this boot's page cache, or a shadow.
+            boolean thisBoot = shadows != null ? shadows.present(m.bootHigh, m.bootLow)
+                    : BootId.isCurrent(m.bootHigh, m.bootLow);
             if (m.pageCount > store.pageCount()) {
                 String why = "revision " + m.revision + " needs " + m.pageCount + " pages but the file holds "
                         + store.pageCount();

@@ -71,13 +71,20 @@ final class RevisionWalker {
         return map;
     }
 
-    /** Checksums every page of revision {@code r} written after {@code since} that has none yet. */
-    static void seal(PageAccess access, Revision r, long since) {
+    /**
+     * Checksums every page of revision {@code r} written after {@code since} that has none yet, and
+     * writes those a shadow holds into the store file ({@code dirty} may be null): sealed or not, as
+     * another pass may have sealed a page it has not written yet.
+     */
+    static void seal(PageAccess access, Revision r, long since, DirtyPages dirty) {
         Visitor sealer = (pageNo, revision, type, address, pages) -> {
             if (!PageHeader.isSealed(address)) {
                 PageHeader.seal(address, access.checksums().ofRun(pageNo, pages));
                 // A remote store sent the page unsealed, perhaps; it must send it again.
                 access.store().written(pageNo, pages);
+            }
+            if (dirty != null && pages == 1) {
+                dirty.writeBack(pageNo);
             }
         };
         walk(access, r.catalog, r.fresh, freeMapOf(r, access.pageSize()), since, sealer);

@@ -71,6 +71,10 @@ public final class Store implements AutoCloseable {
     private final Peers peers;
     private final Checkpoints checkpoints;
     private final Committer committer;
+    /** The shadows of a store file's sole writer or of a store read beside one; null for others. */
+    private final Shadows shadows;
+    /** The sole writer's pages held in a shadow; null for others. */
+    private final DirtyPages dirty;
     /** Times beginWrite found another write transaction open and had to wait. */
     private final AtomicLong writerWaits = new AtomicLong();
     private final WriterPermit writer;
@@ -99,10 +103,12 @@ public final class Store implements AutoCloseable {
      *        (readers and writers beside a writer in another process): their headers and structure are checked
      * @param writeback how written pages reach storage
      * @param prefaulter takes the writer's write faults ahead of it (a sole writer of a file), or null
+     * @param shadowed a file whose sole writer holds recent pages in a shadow ({@link Shadows}), or
+     *        which is read beside such a writer; null for others
      * @param mode builds the {@link Peers}
      */
     private record Deployment(ReaderRegistry registry, boolean othersWrite, Writeback writeback, Prefaulter prefaulter,
-            Mode mode) {
+            FilePageStore shadowed, Mode mode) {
     }
 
     private Store(PageStore pages, StoreOptions options, boolean create, Deployment deployment) {
@@ -120,19 +126,23 @@ public final class Store implements AutoCloseable {
         FreeMap freeMap = new FreeMap(pages.pageSize());
         // Where every commit syncs, each leaves its pages clean: build the next ones off the mapping.
         boolean syncs = options.durability() == Durability.SYNC && pages.durable() && writeback.reusesPages();
+        FilePageStore shadowed = options.shadowDirectory() != null ? deployment.shadowed : null;
+        this.shadows = shadowed != null ? new Shadows(options.shadowDirectory(), shadowed) : null;
+        this.dirty = shadowed != null && !shadowed.readOnly() ? new DirtyPages(shadowed) : null;
         this.txnPages = new TxnPages(pages, access, space, verified, syncs ? new PrivatePages(pages, checksums) : null,
-                health::writeFailed);
+                dirty, health::writeFailed);
         this.publisher = new Publisher(pages, writeback, checksums, registry, (word, r) -> peers().announced(word, r));
         this.editor = new TreeEditor(limits);
         this.writer = new WriterPermit(pages);
         this.slots = new ReaderSlots(registry, pages);
-        this.adoption = new Adoption(pages, writeback, checksums, access, publisher, freeMap, space, health);
+        this.adoption = new Adoption(pages, writeback, checksums, access, publisher, freeMap, space, health, shadows,
+                dirty);
         this.holders = new Holders(registry, publisher, pages.durable());
         this.peers = deployment.mode.peers(this);
         this.checkpoints = new Checkpoints(pages, writeback, options, publisher, registry, slots, peers, holders,
-                space, health, adoption, writer, access.withTrustUnsealed(), deployment.prefaulter);
+                space, health, adoption, writer, access.withTrustUnsealed(), deployment.prefaulter, dirty);
         this.committer = new Committer(pages, txnPages, space, freeMap, checkpoints, publisher, holders, peers, health,
-                adoption);
+                adoption, dirty);
         long span = pages.beginSpan();
         try {
             peers.open(() -> {
@@ -142,6 +152,9 @@ public final class Store implements AutoCloseable {
                     recover();
                 }
                 afterOpen();
+                if (dirty != null) {
+                    shadows.attach(dirty, publisher, options.checkpointBytes());
+                }
             });
         } finally {
             pages.endSpan(span);
@@ -173,11 +186,11 @@ public final class Store implements AutoCloseable {
             Writeback inPlace = Writeback.inPlace(file);
             // Writers that take turns allocate from one free space: none can prefault what another takes.
             Deployment deployment = shared
-                    ? new Deployment(registry, true, inPlace, null, s -> new TurnTakingPeers(file, s.registry, s.slots,
+                    ? new Deployment(registry, true, inPlace, null, null, s -> new TurnTakingPeers(file, s.registry, s.slots,
                             s.publisher, s.space, s.adoption, s.health, s.holders, s.writer, options, s.writerWaits,
                             s.fileFollower(file, false)))
                     : new Deployment(registry, false, inPlace, options.prefault() ? new Prefaulter(file,
-                            file.describe()) : null, s -> new SolePeers(s.registry, s.slots, s.publisher));
+                            file.describe()) : null, file, s -> new SolePeers(s.registry, s.slots, s.publisher));
             return new Store(file, options, file.created(), deployment);
         } catch (RuntimeException | Error e) {
             file.close();
@@ -202,7 +215,7 @@ public final class Store implements AutoCloseable {
         FilePageStore file = FilePageStore.openReadOnly(path, MetaPage::detectPageSize, options.maxReaders());
         try {
             return new Store(file, options, false, new Deployment(ReaderRegistry.shared(file.lockFile()), true,
-                    Writeback.inPlace(file), null, s -> new FollowerPeers(s.fileFollower(file, true), s.slots)));
+                    Writeback.inPlace(file), null, file, s -> new FollowerPeers(s.fileFollower(file, true), s.slots)));
         } catch (RuntimeException | Error e) {
             file.close();
             throw e;
@@ -235,17 +248,17 @@ public final class Store implements AutoCloseable {
         NativeAccess.require();
         ReaderRegistry registry = ReaderRegistry.inMemory(options.maxReaders());
         if (!(pages instanceof RemotePageStore remote)) {
-            return new Store(pages, options, create, new Deployment(registry, false, Writeback.inPlace(pages), null,
+            return new Store(pages, options, create, new Deployment(registry, false, Writeback.inPlace(pages), null, null,
                     s -> new SolePeers(s.registry, s.slots, s.publisher)));
         }
         SharedPages shared = remote.shared();
         Writeback sent = Writeback.sent(remote);
         if (shared.readOnly()) {
-            return new Store(pages, options, create, new Deployment(registry, true, sent, null,
+            return new Store(pages, options, create, new Deployment(registry, true, sent, null, null,
                     s -> new RemoteReaderPeers(shared, pages, s.registry, s.slots, s.checksums, s.publisher,
                             s.adoption, s.treeIds::get)));
         }
-        return new Store(pages, options, create, new Deployment(registry, false, sent, null,
+        return new Store(pages, options, create, new Deployment(registry, false, sent, null, null,
                 s -> new RemoteWriterPeers(shared, pages, s.publisher, s.space, s.health,
                         new SolePeers(s.registry, s.slots, s.publisher))));
     }
@@ -278,7 +291,11 @@ public final class Store implements AutoCloseable {
         MetaPage.Record m = adoption.adopt();
         if (!m.steady()) {
             checkpoints.checkpoint(access.withTrustUnsealed());
-        } else if (BootId.isCurrent(m.bootHigh, m.bootLow)) {
+        }
+        if (shadows != null) {
+            shadows.recoveredDurable(dirty);
+        }
+        if (m.steady() && BootId.isCurrent(m.bootHigh, m.bootLow)) {
             // Its writer may have died between writing it and syncing it.
             health.sync(pages::sync);
         }
@@ -723,9 +740,17 @@ public final class Store implements AutoCloseable {
                 try (t) {
                     checkpoints.atClose();
                 }
+                if (dirty != null && health.failure() == null) {
+                    // Every page is in the file now: the shadow goes.
+                    dirty.detach(true);
+                }
             }
         } finally {
             closed = true;
+            if (dirty != null) {
+                // Not checkpointed: the next open copies the pages from the shadow.
+                dirty.detach(false);
+            }
             // Snapshots left open stop holding their revisions here: the reader table outlives this
             // store object, and a later close of theirs must not clear a slot another took since.
             registry.releaseAll();

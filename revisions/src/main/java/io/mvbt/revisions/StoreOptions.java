@@ -1,6 +1,7 @@
 package io.mvbt.revisions;
 
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -36,10 +37,11 @@ public final class StoreOptions {
     private final boolean sharedWriters;
     private final boolean prefault;
     private final boolean checked;
+    private final Path shadowDirectory;
 
     private StoreOptions(int pageSize, Durability durability, Duration checkpointInterval, long checkpointBytes,
             Duration writeTimeout, SlowReaderPolicy slowReaders, int maxReaders, boolean sharedWriters,
-            boolean prefault, boolean checked) {
+            boolean prefault, boolean checked, Path shadowDirectory) {
         this.pageSize = pageSize;
         this.durability = durability;
         this.checkpointInterval = checkpointInterval;
@@ -50,12 +52,13 @@ public final class StoreOptions {
         this.sharedWriters = sharedWriters;
         this.prefault = prefault;
         this.checked = checked;
+        this.shadowDirectory = shadowDirectory;
     }
 
     public static StoreOptions defaults() {
         return new StoreOptions(4096, Durability.SYNC, Duration.ofSeconds(5), 1L << 30, Duration.ofSeconds(10),
                 SlowReaderPolicy.none(), 1024, false, true,
-                Boolean.getBoolean("mvbt.checked"));
+                Boolean.getBoolean("mvbt.checked"), defaultShadowDirectory());
     }
 
     /** Page size of a store created with these options (a power of two, 4096 to 65536); an existing store keeps its own. */
@@ -65,7 +68,7 @@ public final class StoreOptions {
                     + " to " + PageStore.MAX_PAGE_SIZE + ", not " + pageSize);
         }
         return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout, slowReaders,
-                maxReaders, sharedWriters, prefault, checked);
+                maxReaders, sharedWriters, prefault, checked, shadowDirectory);
     }
 
     /**
@@ -75,7 +78,7 @@ public final class StoreOptions {
      */
     public StoreOptions durability(Durability durability) {
         return new StoreOptions(pageSize, Objects.requireNonNull(durability), checkpointInterval, checkpointBytes,
-                writeTimeout, slowReaders, maxReaders, sharedWriters, prefault, checked);
+                writeTimeout, slowReaders, maxReaders, sharedWriters, prefault, checked, shadowDirectory);
     }
 
     /** Longest time between checkpoints in {@link Durability#NORMAL} mode (while there are commits). */
@@ -84,19 +87,20 @@ public final class StoreOptions {
             throw new IllegalArgumentException("checkpoint interval must be positive");
         }
         return new StoreOptions(pageSize, durability, interval, checkpointBytes, writeTimeout, slowReaders,
-                maxReaders, sharedWriters, prefault, checked);
+                maxReaders, sharedWriters, prefault, checked, shadowDirectory);
     }
 
     /**
      * Bytes of newly written pages (not counting pages rewritten since the last checkpoint) after
-     * which a checkpoint starts early in {@link Durability#NORMAL} mode.
+     * which a checkpoint starts early in {@link Durability#NORMAL} mode. It also bounds a writer's
+     * {@link #shadowDirectory shadow} (at most 1 GiB), whose half filled starts a checkpoint too.
      */
     public StoreOptions checkpointBytes(long bytes) {
         if (bytes <= 0) {
             throw new IllegalArgumentException("checkpoint bytes must be positive");
         }
         return new StoreOptions(pageSize, durability, checkpointInterval, bytes, writeTimeout, slowReaders,
-                maxReaders, sharedWriters, prefault, checked);
+                maxReaders, sharedWriters, prefault, checked, shadowDirectory);
     }
 
     /** How long {@link Store#beginWrite()} waits for the running write transaction. */
@@ -105,13 +109,13 @@ public final class StoreOptions {
             throw new IllegalArgumentException("write timeout must not be negative");
         }
         return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, timeout, slowReaders,
-                maxReaders, sharedWriters, prefault, checked);
+                maxReaders, sharedWriters, prefault, checked, shadowDirectory);
     }
 
     /** What to do about snapshots that hold old revisions too long (default: nothing). */
     public StoreOptions slowReaders(SlowReaderPolicy policy) {
         return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout,
-                Objects.requireNonNull(policy), maxReaders, sharedWriters, prefault, checked);
+                Objects.requireNonNull(policy), maxReaders, sharedWriters, prefault, checked, shadowDirectory);
     }
 
     /**
@@ -124,7 +128,7 @@ public final class StoreOptions {
             throw new IllegalArgumentException("max readers must be from 1 to " + (1 << 20) + ", not " + maxReaders);
         }
         return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout, slowReaders,
-                maxReaders, sharedWriters, prefault, checked);
+                maxReaders, sharedWriters, prefault, checked, shadowDirectory);
     }
 
     /**
@@ -138,7 +142,7 @@ public final class StoreOptions {
      */
     public StoreOptions sharedWriters(boolean shared) {
         return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout, slowReaders,
-                maxReaders, shared, prefault, checked);
+                maxReaders, shared, prefault, checked, shadowDirectory);
     }
 
     /**
@@ -153,7 +157,7 @@ public final class StoreOptions {
      */
     public StoreOptions prefault(boolean on) {
         return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout, slowReaders,
-                maxReaders, sharedWriters, on, checked);
+                maxReaders, sharedWriters, on, checked, shadowDirectory);
     }
 
     /**
@@ -168,7 +172,7 @@ public final class StoreOptions {
      */
     public StoreOptions checked(boolean on) {
         return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout, slowReaders,
-                maxReaders, sharedWriters, prefault, on);
+                maxReaders, sharedWriters, prefault, on, shadowDirectory);
     }
 
     public int pageSize() {
@@ -201,6 +205,30 @@ public final class StoreOptions {
 
     public boolean sharedWriters() {
         return sharedWriters;
+    }
+
+    /**
+     * Where a file store's sole writer keeps the pages it wrote since the last checkpoint (default:
+     * {@code /dev/shm} where it exists; null: none). The directory should be a memory file system
+     * (tmpfs): the writer then never stores into the store file's mapping, so checkpoints make its
+     * stores fault nowhere and spare the readers' TLBs, and a page many commits rewrite is written
+     * to the file once per checkpoint. A killed writer loses nothing (the next open copies those
+     * pages into the store file); a reboot or power cut loses them as it loses the page cache, so
+     * {@link Durability} promises what it promised. A read-only store beside such a writer must name
+     * the same directory. Without one, or when it is full, the writer stores into the mapping.
+     */
+    public StoreOptions shadowDirectory(Path directory) {
+        return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout, slowReaders,
+                maxReaders, sharedWriters, prefault, checked, directory);
+    }
+
+    public Path shadowDirectory() {
+        return shadowDirectory;
+    }
+
+    private static Path defaultShadowDirectory() {
+        Path shm = Path.of("/dev/shm");
+        return java.nio.file.Files.isDirectory(shm) && java.nio.file.Files.isWritable(shm) ? shm : null;
     }
 
     public boolean prefault() {

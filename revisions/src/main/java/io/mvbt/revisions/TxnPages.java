@@ -17,18 +17,21 @@ final class TxnPages implements PageWriter {
     private final int maxRunPages;
     /** Null unless the store syncs every commit by default (see {@link PrivatePages}). */
     private final PrivatePages privatePages;
+    /** The sole writer's pages held in a shadow (see {@link DirtyPages}); null or detached for others. */
+    private final DirtyPages dirty;
     /** What a failed positional write becomes: the store decides whether it can write again. */
     private final Function<StorageException, RuntimeException> writeFailed;
     private long revision;
 
     TxnPages(PageStore store, PageAccess access, FreeSpace space, VerifiedPages verified, PrivatePages privatePages,
-            Function<StorageException, RuntimeException> writeFailed) {
+            DirtyPages dirty, Function<StorageException, RuntimeException> writeFailed) {
         this.store = store;
         this.access = access;
         this.space = space;
         this.verified = verified;
         this.maxRunPages = maxRunPages(store);
         this.privatePages = privatePages;
+        this.dirty = dirty;
         this.writeFailed = writeFailed;
     }
 
@@ -85,7 +88,11 @@ final class TxnPages implements PageWriter {
             // Written by this process: trusted from now on, never validated against a checksum.
             verified.set(pageNo, revision);
         }
-        if (pages == 1 && privatePages != null) {
+        if (pages > 1 && dirty != null) {
+            // A run is written in the file: no slot may stand for one of its pages.
+            dirty.drop(pageNo, pages);
+        }
+        if (pages == 1 && (dirty == null || dirty.take(pageNo, revision) == 0) && privatePages != null) {
             privatePages.take(pageNo);
         }
         return pageNo;
@@ -128,6 +135,9 @@ final class TxnPages implements PageWriter {
         if (privatePages != null) {
             // A run of one page was taken as private by allocate: the run written here replaces it.
             privatePages.drop(pageNo, pages);
+        }
+        if (dirty != null) {
+            dirty.drop(pageNo, pages);
         }
         int bytes = pages * store.pageSize();
         long address = org.agrona.BufferUtil.address(runScratch);

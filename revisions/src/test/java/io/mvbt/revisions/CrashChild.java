@@ -3,8 +3,9 @@ package io.mvbt.revisions;
 import java.nio.file.Path;
 
 /**
- * The process a crash test kills: opens the store, continues the {@link CrashWorkload} from the
- * counter it finds, and prints "committed N" after each commit returns.
+ * The process a crash test kills: opens the store (arguments: path, durability, checkpoint
+ * interval in ms, and optionally the shadow directory), continues the {@link CrashWorkload} from
+ * the counter it finds, and prints "committed N" after each commit returns.
  */
 public final class CrashChild {
     private CrashChild() {
@@ -13,8 +14,12 @@ public final class CrashChild {
     public static void main(String[] args) {
         Path path = Path.of(args[0]);
         Durability durability = Durability.valueOf(args[1]);
-        try (Store store = Store.open(path, StoreOptions.defaults().durability(durability)
-                .checkpointInterval(java.time.Duration.ofMillis(Long.parseLong(args[2]))))) {
+        StoreOptions options = StoreOptions.defaults().durability(durability)
+                .checkpointInterval(java.time.Duration.ofMillis(Long.parseLong(args[2])));
+        if (args.length > 3) {
+            options = options.shadowDirectory(Path.of(args[3]));
+        }
+        try (Store store = Store.open(path, options)) {
             Tree tree = store.tree(CrashWorkload.TREE);
             long next;
             try (Snapshot s = store.beginRead()) {

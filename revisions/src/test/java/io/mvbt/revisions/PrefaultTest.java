@@ -31,6 +31,9 @@ import io.mvbt.pagestore.PageStore;
  * allocates, in their order; and a store does it after each checkpoint unless told not to.
  */
 class PrefaultTest {
+    /** Pages written through the mapping, as without a shadow directory (what this test is about). */
+    private static final StoreOptions MAPPED = StoreOptions.defaults().shadowDirectory(null);
+
     @TempDir
     Path dir;
 
@@ -199,14 +202,14 @@ class PrefaultTest {
 
     @Test
     void aStorePrefaultsAfterEachCheckpointUnlessToldNotTo() throws Exception {
-        assertTrue(pagesPrefaultedAfterAnOverwrite(StoreOptions.defaults()) > 0);
-        assertEquals(0, pagesPrefaultedAfterAnOverwrite(StoreOptions.defaults().prefault(false)));
+        assertTrue(pagesPrefaultedAfterAnOverwrite(MAPPED) > 0);
+        assertEquals(0, pagesPrefaultedAfterAnOverwrite(MAPPED.prefault(false)));
     }
 
     @Test
     void pagesAStoreGrowsByAreTouchedBeforeAnyCheckpoint() throws Exception {
         Path path = dir.resolve("growth");
-        try (Store store = Store.open(path, StoreOptions.defaults().durability(Durability.NORMAL)
+        try (Store store = Store.open(path, MAPPED.durability(Durability.NORMAL)
                 .checkpointInterval(Duration.ofHours(1)))) {
             byte[] value = new byte[200];
             // One transaction at a time, each growing the store: no checkpoint ever lists pages.

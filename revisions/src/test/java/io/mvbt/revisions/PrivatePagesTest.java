@@ -24,6 +24,9 @@ import io.mvbt.btree.TreeRoot;
  * a value as a run of one page, or aborts.
  */
 class PrivatePagesTest {
+    /** Pages written through the mapping, as without a shadow directory (what this test is about). */
+    private static final StoreOptions MAPPED = StoreOptions.defaults().shadowDirectory(null);
+
     @TempDir
     Path dir;
 
@@ -39,7 +42,7 @@ class PrivatePagesTest {
 
     /** The values read back after reopening, and the store checks clean. */
     private static void assertReopens(Path path, byte[][] values) {
-        try (Store store = Store.open(path, StoreOptions.defaults())) {
+        try (Store store = Store.open(path, MAPPED)) {
             assertAll(store, values);
             store.check().throwIfDamaged();
         }
@@ -48,7 +51,7 @@ class PrivatePagesTest {
     @Test
     void aSyncStoreBuildsItsPagesOffTheMappingAndANormalOneInIt() {
         for (Durability durability : Durability.values()) {
-            try (Store store = Store.open(dir.resolve(durability + ".mvbt"), StoreOptions.defaults().durability(durability));
+            try (Store store = Store.open(dir.resolve(durability + ".mvbt"), MAPPED.durability(durability));
                     WriteTxn tx = store.beginWrite()) {
                 Tree t = tx.createTree("t");
                 tx.put(t, key(1), key(1));
@@ -69,7 +72,7 @@ class PrivatePagesTest {
         Path path = dir.resolve("runs.mvbt");
         Random random = new Random(1);
         byte[][] values = new byte[200][];
-        try (Store store = Store.open(path, StoreOptions.defaults())) {
+        try (Store store = Store.open(path, MAPPED)) {
             for (int i = 0; i < values.length; i++) {
                 // 1,500 to 3,000 bytes: past the inline limit, within one overflow page.
                 values[i] = value(random, 1_500 + random.nextInt(1_500));
@@ -90,7 +93,7 @@ class PrivatePagesTest {
         Path path = dir.resolve("large.mvbt");
         Random random = new Random(2);
         byte[][] values = new byte[60_000][];
-        try (Store store = Store.open(path, StoreOptions.defaults())) {
+        try (Store store = Store.open(path, MAPPED)) {
             for (int round = 0; round < 2; round++) {
                 try (WriteTxn tx = store.beginWrite()) {
                     Tree t = tx.createTreeIfAbsent("t");
@@ -112,7 +115,7 @@ class PrivatePagesTest {
         Path path = dir.resolve("abort.mvbt");
         Random random = new Random(3);
         byte[][] values = new byte[500][];
-        try (Store store = Store.open(path, StoreOptions.defaults())) {
+        try (Store store = Store.open(path, MAPPED)) {
             for (int round = 0; round < 20; round++) {
                 try (WriteTxn tx = store.beginWrite()) {
                     Tree t = tx.createTreeIfAbsent("t");
@@ -131,7 +134,7 @@ class PrivatePagesTest {
                 }
             }
         }
-        try (Store store = Store.open(path, StoreOptions.defaults()); Snapshot s = store.beginRead()) {
+        try (Store store = Store.open(path, MAPPED); Snapshot s = store.beginRead()) {
             assertAll(store, values);
             for (int i = 0; i < 50; i++) {
                 assertNull(s.get(store.tree("t"), key(100_000 + i)));
@@ -153,7 +156,7 @@ class PrivatePagesTest {
     void anInterruptedCommitFailsTheStoreAndLosesNothingCommitted() {
         Path path = dir.resolve("interrupted.mvbt");
         Tree t;
-        try (Store store = Store.open(path, StoreOptions.defaults())) {
+        try (Store store = Store.open(path, MAPPED)) {
             try (WriteTxn tx = store.beginWrite()) {
                 t = tx.createTree("t");
                 tx.put(t, key(1), key(1));
@@ -175,7 +178,7 @@ class PrivatePagesTest {
                 assertNull(s.get(t, key(2)));
             }
         }
-        try (Store store = Store.open(path, StoreOptions.defaults()); Snapshot s = store.beginRead()) {
+        try (Store store = Store.open(path, MAPPED); Snapshot s = store.beginRead()) {
             Tree reopened = store.tree("t");
             assertArrayEquals(key(1), s.get(reopened, key(1)));
             assertNull(s.get(reopened, key(2)));

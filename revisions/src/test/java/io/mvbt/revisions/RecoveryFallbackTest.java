@@ -26,6 +26,9 @@ import io.mvbt.pagestore.PageStore;
  * dropped: a store is never left unopenable while an intact revision exists.
  */
 class RecoveryFallbackTest {
+    /** Pages written through the mapping, as without a shadow directory (what this test is about). */
+    private static final StoreOptions MAPPED = StoreOptions.defaults().shadowDirectory(null);
+
     private static final int PAGE = 4096;
 
     @TempDir
@@ -46,7 +49,7 @@ class RecoveryFallbackTest {
         Path path = dir.resolve(name);
         Path killed = dir.resolve("killed-" + name);
         TreeMap<byte[], byte[]> model = ModelHarness.newMap();
-        try (Store store = Store.open(path, StoreOptions.defaults().durability(Durability.NORMAL))) {
+        try (Store store = Store.open(path, MAPPED.durability(Durability.NORMAL))) {
             for (int c = 0; c < commits.length; c++) {
                 if (before != null && c == commits.length - 1) {
                     Files.copy(path, before, StandardCopyOption.REPLACE_EXISTING);
@@ -98,7 +101,7 @@ class RecoveryFallbackTest {
 
     /** Opens the store; checks it holds exactly the data of the revision it opened at; returns that revision. */
     private long openAndVerify(Path path, List<String> droppedOut) {
-        try (Store store = Store.open(path)) {
+        try (Store store = Store.open(path, MAPPED)) {
             droppedOut.addAll(store.droppedRevisions());
             try (Snapshot s = store.beginRead()) {
                 String diff = CrashWorkload.difference(s, store.tree("t"), models.floorEntry(s.revision()).getValue());

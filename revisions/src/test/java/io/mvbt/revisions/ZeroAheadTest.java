@@ -22,6 +22,9 @@ import io.mvbt.pagestore.local.FilePageStore;
  * opens with them as free pages.
  */
 class ZeroAheadTest {
+    /** Pages written through the mapping, as without a shadow directory (what this test is about). */
+    private static final StoreOptions MAPPED = StoreOptions.defaults().shadowDirectory(null);
+
     private static final int PAGE = 4096;
 
     @TempDir
@@ -91,7 +94,7 @@ class ZeroAheadTest {
     void aGrowingStoreFindsItsNextGrowthZeroedAndASyncGivesThemBack() throws Exception {
         Path path = dir.resolve("store.mvbt");
         byte[] value = new byte[100];
-        try (Store store = Store.open(path, StoreOptions.defaults().durability(Durability.NORMAL))) {
+        try (Store store = Store.open(path, MAPPED.durability(Durability.NORMAL))) {
             Tree tree;
             try (WriteTxn tx = store.beginWrite()) {
                 tree = tx.createTreeIfAbsent("t");
@@ -123,7 +126,7 @@ class ZeroAheadTest {
     void aFileLeftWithZerosAheadByACrashOpensWithThemFree() throws Exception {
         Path path = dir.resolve("crashed.mvbt");
         byte[] value = new byte[100];
-        try (Store store = Store.open(path, StoreOptions.defaults().durability(Durability.NORMAL))) {
+        try (Store store = Store.open(path, MAPPED.durability(Durability.NORMAL))) {
             try (WriteTxn tx = store.beginWrite()) {
                 Tree tree = tx.createTreeIfAbsent("t");
                 for (int i = 0; i < 5000; i++) {
@@ -137,7 +140,7 @@ class ZeroAheadTest {
         try (RandomAccessFile file = new RandomAccessFile(path.toFile(), "rw")) {
             file.setLength(before + (3L << 20) + 3 * PAGE);
         }
-        try (Store store = Store.open(path, StoreOptions.defaults().durability(Durability.NORMAL))) {
+        try (Store store = Store.open(path, MAPPED.durability(Durability.NORMAL))) {
             store.check().throwIfDamaged();
             assertTrue(store.stats().pagesInFile() * PAGE > before, "the zeros are pages of the store");
             try (Snapshot s = store.beginRead()) {

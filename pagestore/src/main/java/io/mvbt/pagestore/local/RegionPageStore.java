@@ -47,6 +47,8 @@ public abstract class RegionPageStore implements PageStore {
     /** Runs crossing regions, mapped whole ({@link #crossingRun}), by page and length. */
     private final java.util.Map<Long, ByteBuffer> crossingRuns = new java.util.HashMap<>();
     private volatile boolean closed;
+    /** Pages held in memory until a checkpoint writes them here, looked up first; null if none. */
+    private volatile ShadowFile shadow;
 
     protected RegionPageStore(int pageSize) {
         if (!PageStore.validPageSize(pageSize)) {
@@ -84,8 +86,37 @@ public abstract class RegionPageStore implements PageStore {
         return roundUpToChunk(pages);
     }
 
+    /** Shadows ever read through, kept reachable (mapped) as regions are: old addresses stay valid. */
+    private final List<ShadowFile> shadowsSeen = new ArrayList<>();
+
+    /** Reads pages held by {@code shadow} from it from now on (null: from the store alone). */
+    public final void shadow(ShadowFile shadow) {
+        if (shadow != null) {
+            synchronized (shadowsSeen) {
+                shadowsSeen.add(shadow);
+            }
+        }
+        this.shadow = shadow;
+    }
+
+    public final ShadowFile shadow() {
+        return shadow;
+    }
+
+    /** Address of the store's own copy of {@code pageNo}, whatever a shadow holds. */
+    public final long storedAddress(long pageNo) {
+        return chunkAddress[(int) (pageNo >>> chunkPageShift)] + ((pageNo & chunkPageMask) << pageShift);
+    }
+
     @Override
     public final long address(long pageNo) {
+        ShadowFile s = shadow;
+        if (s != null) {
+            long address = s.address(pageNo);
+            if (address != 0) {
+                return address;
+            }
+        }
         return chunkAddress[(int) (pageNo >>> chunkPageShift)] + ((pageNo & chunkPageMask) << pageShift);
     }
 
@@ -104,6 +135,13 @@ public abstract class RegionPageStore implements PageStore {
 
     @Override
     public final ByteBuffer buffer(long pageNo, int pages) {
+        ShadowFile s = shadow;
+        if (s != null && pages == 1) {
+            ByteBuffer held = s.buffer(pageNo);
+            if (held != null) {
+                return held;
+            }
+        }
         Region region = chunkRegion[(int) (pageNo >>> chunkPageShift)];
         if (pageNo + pages > region.endPage) {
             return crossingRun(pageNo, pages).duplicate().clear();

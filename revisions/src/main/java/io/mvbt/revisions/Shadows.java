@@ -1,0 +1,132 @@
+package io.mvbt.revisions;
+
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.List;
+
+import io.mvbt.StorageException;
+import io.mvbt.pagestore.local.FilePageStore;
+import io.mvbt.pagestore.local.ShadowFile;
+
+/**
+ * The {@link ShadowFile}s of a store file: the one its sole writer holds its recent pages in
+ * ({@link #attach}), the one a killed writer left ({@link #recover}), and, for a read-only store,
+ * the one the writer it follows names in its metas ({@link #follow}). A meta names its shadow where
+ * it would name the boot ({@link MetaPage.Holder}); its unsealed pages are trusted only while that
+ * shadow is there.
+ */
+final class Shadows {
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    /** Where shadows live; null: none. */
+    private final Path directory;
+    private final FilePageStore file;
+    private final Path storePath;
+    /** A killed writer's shadow, copied into the file at open and deleted after the open's checkpoint. */
+    private ShadowFile recovered;
+    private long recoveredHigh;
+    private long recoveredLow;
+    /** The shadow a read-only store reads through, and its name. */
+    private ShadowFile followed;
+    private long followedHigh;
+    private long followedLow;
+
+    Shadows(Path directory, FilePageStore file) {
+        this.directory = directory;
+        this.file = file;
+        this.storePath = file.path().toAbsolutePath().normalize();
+    }
+
+    /** Whether a meta's unsealed pages, held by the holder it names, may be read. */
+    boolean present(long high, long low) {
+        return BootId.isCurrent(high, low) || recovered != null && high == recoveredHigh && low == recoveredLow
+                || followed != null && high == followedHigh && low == followedLow;
+    }
+
+    /**
+     * A writer opening: if the newest meta names a shadow that is there, its writer was killed
+     * before its checkpoint. Recovery then reads through that shadow and trusts the meta's unsealed
+     * pages as after a process crash, and the open's checkpoint writes the pages of the revision it
+     * opens at from the shadow into the file ({@code dirty} holds it until then). Nothing is
+     * written before recovery has chosen a revision.
+     */
+    void recover(List<MetaPage.Record> metas, DirtyPages dirty) {
+        if (directory == null || dirty == null || metas.isEmpty()) {
+            return;
+        }
+        MetaPage.Record newest = metas.get(0);
+        if (BootId.isCurrent(newest.bootHigh, newest.bootLow)) {
+            return;
+        }
+        ShadowFile shadow = ShadowFile.openExisting(ShadowFile.pathOf(directory, newest.bootHigh, newest.bootLow),
+                storePath, newest.storeId, true);
+        if (shadow == null) {
+            return;
+        }
+        dirty.attach(shadow);
+        recovered = shadow;
+        recoveredHigh = newest.bootHigh;
+        recoveredLow = newest.bootLow;
+    }
+
+    /** The open's checkpoint made the store durable without the recovered shadow, if there was one. */
+    void recoveredDurable(DirtyPages dirty) {
+        if (recovered != null) {
+            dirty.detach(true);
+            recovered = null;
+        }
+    }
+
+    /**
+     * Creates this writer's shadow, with room for {@code capacityBytes}, and names it in the metas
+     * written from now on; returns false (and the writer stores into the mapping) if it cannot.
+     */
+    boolean attach(DirtyPages dirty, Publisher publisher, long capacityBytes) {
+        if (directory == null) {
+            return false;
+        }
+        long high = RANDOM.nextLong();
+        long low = RANDOM.nextLong();
+        int capacity = (int) (Math.min(capacityBytes, ShadowFile.MAX_SLOT_BYTES) / file.pageSize());
+        try {
+            ShadowFile shadow = ShadowFile.create(ShadowFile.pathOf(directory, high, low), storePath,
+                    publisher.storeId(), file.pageSize(), Math.max(16, capacity));
+            dirty.attach(shadow);
+        } catch (StorageException e) {
+            System.getLogger("io.mvbt.shadow").log(System.Logger.Level.WARNING, "pages of " + file.describe()
+                    + " are written through its mapping: " + e.getMessage());
+            return false;
+        }
+        publisher.holder(new Id(high, low));
+        return true;
+    }
+
+    /**
+     * A read-only store about to read a meta's pages: reads through the shadow it names, if that
+     * shadow is there (its writer holds pages in it), and through no other.
+     */
+    void follow(MetaPage.Record m) {
+        if (directory == null || BootId.isCurrent(m.bootHigh, m.bootLow)
+                || followed != null && m.bootHigh == followedHigh && m.bootLow == followedLow) {
+            return;
+        }
+        ShadowFile shadow = ShadowFile.openExisting(ShadowFile.pathOf(directory, m.bootHigh, m.bootLow), storePath,
+                m.storeId, false);
+        if (shadow == null) {
+            return;
+        }
+        ShadowFile before = followed;
+        followed = shadow;
+        followedHigh = m.bootHigh;
+        followedLow = m.bootLow;
+        file.shadow(shadow);
+        if (before != null) {
+            // Its mapping stays valid for snapshots that looked pages up through it.
+            before.close();
+        }
+    }
+
+    /** A shadow's name in the metas. */
+    private record Id(long high, long low) implements MetaPage.Holder {
+    }
+}
