@@ -85,6 +85,7 @@ final class Shadows {
         if (directory == null) {
             return false;
         }
+        ShadowFile.deleteOrphans(directory);
         long high = RANDOM.nextLong();
         long low = RANDOM.nextLong();
         int capacity = (int) (Math.min(capacityBytes, ShadowFile.MAX_SLOT_BYTES) / file.pageSize());

@@ -95,6 +95,30 @@ final class ModelHarness {
         }
     };
 
+    /** A file whose writer keeps its pages in a shadow until their checkpoint ({@link DirtyPages}). */
+    static final Storage SHADOWED = new Storage() {
+        @Override
+        public Store open(Path dir, StoreOptions options) {
+            Path shadows = dir.resolve("shm");
+            try {
+                java.nio.file.Files.createDirectories(shadows);
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            return Store.open(dir.resolve("model.mvbt"), options.shadowDirectory(shadows));
+        }
+
+        @Override
+        public boolean durable() {
+            return true;
+        }
+
+        @Override
+        public String describe() {
+            return "file with a shadow";
+        }
+    };
+
     private final Storage storage;
     private final boolean file;
     private final int pageSize;

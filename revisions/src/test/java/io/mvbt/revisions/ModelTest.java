@@ -27,6 +27,12 @@ class ModelTest {
     }
 
     @Test
+    void fileStoreWithAShadowMatchesTheModel() {
+        run(new ModelHarness(ModelHarness.SHADOWED, 4096), seeds(10, 1_000));
+        run(new ModelHarness(ModelHarness.SHADOWED, 16384), seeds(3, 300));
+    }
+
+    @Test
     void largePagesMatchTheModel() {
         run(new ModelHarness(true, 65536), seeds(3, 300));
     }

@@ -107,6 +107,41 @@ class ShadowPagesTest {
         }
     }
 
+    @Test
+    void aReadOnlyStoreReadsTheCommitsItsWriterHoldsInTheShadow() throws IOException {
+        Files.createDirectories(dir.resolve("shm"));
+        Path path = dir.resolve("f.mvbt");
+        TreeMap<byte[], byte[]> model = ModelHarness.newMap();
+        try (Store writer = Store.open(path, options())) {
+            commitRound(writer, model, 0);
+            try (Store reader = Store.openReadOnly(path, options())) {
+                Tree t = reader.tree("t");
+                for (int round = 1; round <= 5; round++) {
+                    // Not checkpointed: the file holds none of these pages yet.
+                    assertSame(reader, t, model);
+                    commitRound(writer, model, round);
+                    if (round == 3) {
+                        writer.sync();
+                    }
+                }
+                assertSame(reader, t, model);
+            }
+        }
+    }
+
+    private static void commitRound(Store store, TreeMap<byte[], byte[]> model, int round) {
+        try (WriteTxn tx = store.beginWrite()) {
+            Tree t = tx.createTreeIfAbsent("t");
+            for (int i = 0; i < 500; i++) {
+                byte[] k = key((i * 7 + round * 13) % 1000);
+                byte[] v = ("round " + round + " " + i).getBytes(StandardCharsets.UTF_8);
+                tx.put(t, k, v);
+                model.put(k, v);
+            }
+            tx.commit();
+        }
+    }
+
     private static void assertSame(Store store, Tree tree, TreeMap<byte[], byte[]> expected) {
         try (Snapshot s = store.beginRead()) {
             assertSame(s, tree, expected);

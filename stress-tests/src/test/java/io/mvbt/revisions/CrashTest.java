@@ -24,7 +24,8 @@ import io.mvbt.testkit.Profile;
  * A child JVM commits in a loop and is killed with SIGKILL at random moments. After each kill the
  * store opens, passes the integrity check, holds every commit the child reported, and equals
  * exactly the state of one commit (no partial commit). Kills per durability mode: 25 in the short
- * profile (50 in all), 1,000 in the long one (2,000), or {@code -Dmvbt.crash.kills=N}.
+ * profile (75 in all, NORMAL twice: through the mapping and with a shadow), 1,000 in the long one,
+ * or {@code -Dmvbt.crash.kills=N}.
  */
 class CrashTest {
     /** What the last child printed besides its progress lines. */
@@ -42,15 +43,27 @@ class CrashTest {
         killRepeatedly(Durability.NORMAL, dir.resolve("normal.mvbt"), 12);
     }
 
+    /** NORMAL commits of a writer that keeps its pages in a shadow until their checkpoint. */
+    @Test
+    void shadowedNormalCommitsSurviveKills() throws Exception {
+        Path shadows = java.nio.file.Files.createDirectories(dir.resolve("shm"));
+        killRepeatedly(Durability.NORMAL, dir.resolve("shadowed.mvbt"), 13, shadows);
+    }
+
     private void killRepeatedly(Durability durability, Path path, long seed) throws Exception {
+        killRepeatedly(durability, path, seed, null);
+    }
+
+    private void killRepeatedly(Durability durability, Path path, long seed, Path shadows) throws Exception {
         int kills = Profile.size("mvbt.crash.kills", 25, 1000);
         Random random = new Random(seed);
         long previous = 0;
         // The model follows the store commit by commit, so that no kill replays the whole history.
         java.util.TreeMap<byte[], byte[]> model = CrashWorkload.model(0);
         for (int k = 0; k < kills; k++) {
-            long reported = runAndKill(path, durability, 30 + random.nextInt(400), random.nextBoolean() ? 5 : 200);
-            try (Store store = Store.open(path)) {
+            long reported = runAndKill(path, durability, 30 + random.nextInt(400), random.nextBoolean() ? 5 : 200,
+                    shadows);
+            try (Store store = Store.open(path, StoreOptions.defaults().shadowDirectory(shadows))) {
                 store.check().throwIfDamaged();
                 Tree tree = store.tree(CrashWorkload.TREE);
                 try (Snapshot s = store.beginRead()) {
@@ -74,12 +87,15 @@ class CrashTest {
     }
 
     /** Starts the child, kills it {@code millis} after it is ready, returns the last commit it reported. */
-    private static long runAndKill(Path path, Durability durability, int millis, int checkpointMillis)
-            throws IOException, InterruptedException {
+    private static long runAndKill(Path path, Durability durability, int millis, int checkpointMillis,
+            Path shadows) throws IOException, InterruptedException {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> command = new ArrayList<>(List.of(java, NativeAccess.REQUIRED_FLAG.split(" ")[0],
                 NativeAccess.REQUIRED_FLAG.split(" ")[1], "-Xmx256m", "-cp", System.getProperty("java.class.path"),
                 CrashChild.class.getName(), path.toString(), durability.name(), Integer.toString(checkpointMillis)));
+        if (shadows != null) {
+            command.add(shadows.toString());
+        }
         Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
         AtomicLong last = new AtomicLong(-1);
         StringBuilder other = new StringBuilder();

@@ -132,15 +132,10 @@ public final class ShadowFile implements AutoCloseable {
         try {
             channel = write ? FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)
                     : FileChannel.open(file, StandardOpenOption.READ);
-            ByteBuffer h = ByteBuffer.allocate(HEADER).order(java.nio.ByteOrder.nativeOrder());
-            while (h.hasRemaining() && channel.read(h, h.position()) > 0) {
-                // Reads the header whole.
-            }
-            int pageSize = h.getInt(PAGE_SIZE_AT);
-            int length = h.getInt(PATH_LENGTH_AT);
-            if (h.position() < HEADER || h.getLong(MAGIC_AT) != MAGIC || h.getLong(STORE_ID_AT) != storeId
-                    || pageSize <= 0 || Integer.bitCount(pageSize) != 1 || length < 0 || length > HEADER - PATH_AT
-                    || !new String(h.array(), PATH_AT, length, StandardCharsets.UTF_8).equals(storePath.toString())) {
+            Header h = Header.read(channel);
+            int pageSize = h == null ? 0 : h.pageSize;
+            if (h == null || h.storeId != storeId || !h.storePath.equals(storePath.toString()) || pageSize <= 0
+                    || Integer.bitCount(pageSize) != 1) {
                 channel.close();
                 return null;
             }
@@ -157,6 +152,51 @@ public final class ShadowFile implements AutoCloseable {
         }
     }
 
+    /**
+     * Deletes the shadows in {@code directory} whose store file is gone (deleted before its writer
+     * closed, or after it was killed): no open can ever need them. Shadows it cannot read stay.
+     */
+    public static void deleteOrphans(Path directory) {
+        try (java.util.stream.Stream<Path> files = Files.list(directory)) {
+            for (Path file : (Iterable<Path>) files::iterator) {
+                String name = file.getFileName().toString();
+                if (name.startsWith("mvbt-") && name.endsWith(".shadow")) {
+                    Path store = storePathOf(file);
+                    if (store != null && !Files.exists(store)) {
+                        deleteQuietly(file);
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // Leftovers cost memory, not correctness.
+        }
+    }
+
+    /** The store file a shadow file names, or null if it is not a shadow. */
+    private static Path storePathOf(Path file) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            Header h = Header.read(channel);
+            return h == null ? null : Path.of(h.storePath);
+        }
+    }
+
+    /** What a shadow's header says. */
+    private record Header(int pageSize, long storeId, String storePath) {
+        /** The header of the file open on {@code channel}, or null if it is no shadow's. */
+        static Header read(FileChannel channel) throws IOException {
+            ByteBuffer h = ByteBuffer.allocate(HEADER).order(java.nio.ByteOrder.nativeOrder());
+            while (h.hasRemaining() && channel.read(h, h.position()) > 0) {
+                // Reads the header whole.
+            }
+            int length = h.getInt(PATH_LENGTH_AT);
+            if (h.position() < HEADER || h.getLong(MAGIC_AT) != MAGIC || length <= 0 || length > HEADER - PATH_AT) {
+                return null;
+            }
+            return new Header(h.getInt(PAGE_SIZE_AT), h.getLong(STORE_ID_AT),
+                    new String(h.array(), PATH_AT, length, StandardCharsets.UTF_8));
+        }
+    }
+
     public Path path() {
         return path;
     }
@@ -165,12 +205,16 @@ public final class ShadowFile implements AutoCloseable {
         return capacity;
     }
 
-    /** Address of the copy of {@code pageNo} held here, or 0 if the store file holds it. */
+    /**
+     * Address of the copy of {@code pageNo} held here, or 0 if the store file holds it. Plain
+     * loads: a reader reached the page through a revision published (volatile) after its entry was
+     * written, and the hardware keeps loads in order for readers of other processes.
+     */
     public long address(long pageNo) {
-        if (pageNo >= UnsafeApi.getLongVolatile(null, headerAddress + INDEXED_AT)) {
+        if (pageNo >= UnsafeApi.getLong(null, headerAddress + INDEXED_AT)) {
             return 0;
         }
-        int slot = UnsafeApi.getIntVolatile(null, indexAddress + (pageNo << 2));
+        int slot = UnsafeApi.getInt(null, indexAddress + (pageNo << 2));
         return slot == 0 ? 0 : slotsAddress + ((long) (slot - 1) << pageShift);
     }
 
