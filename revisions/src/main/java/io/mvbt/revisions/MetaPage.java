@@ -194,14 +194,22 @@ final class MetaPage {
 
     /** Copies slot {@code from} to slot {@code to} as a durable (steady) meta with a new sequence. */
     static void writeSteadyCopy(PageStore store, Checksums checksums, int from, int to, long sequence) {
+        int length = fillSteadyCopy(store, from, store.address(to), sequence);
+        seal(store, checksums, to, length);
+    }
+
+    /**
+     * Builds at {@code dst} a steady copy of the meta in slot {@code from} with {@code sequence},
+     * all but its checksum; returns the length the checksum covers.
+     */
+    static int fillSteadyCopy(PageStore store, int from, long dst, long sequence) {
         long src = store.address(from);
-        long dst = store.address(to);
         int length = UnsafeApi.getInt(src + LENGTH);
         UnsafeApi.copyMemory(src, dst, length);
         UnsafeApi.putLong(dst + SEQUENCE, sequence);
         UnsafeApi.putLong(dst + DURABLE_REVISION, UnsafeApi.getLong(src + REVISION));
         UnsafeApi.putInt(dst + FLAGS, UnsafeApi.getInt(src + FLAGS) | FLAG_SEALED);
-        seal(store, checksums, to, length);
+        return length;
     }
 
     /** Whether the meta in {@code slot} (one this process wrote or adopted) is steady. */

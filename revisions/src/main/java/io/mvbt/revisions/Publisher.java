@@ -41,6 +41,8 @@ final class Publisher {
     private final AtomicLong lockWaits = new AtomicLong();
     /** A page of direct memory in which SYNC commits build their meta (see {@link MetaPage#writePositional}). */
     private final ByteBuffer scratch;
+    /** A page of direct memory in which a checkpoint builds its steady copy ({@link #prepareSteadyCopy}). */
+    private final ByteBuffer steadyScratch;
     /** Random identity of the store, chosen at creation; seeds the page checksums. */
     private long storeId;
     private volatile Revision latest;
@@ -56,6 +58,7 @@ final class Publisher {
         this.registry = registry;
         this.announcements = announcements;
         this.scratch = BufferUtil.allocateDirectAligned(pages.pageSize(), 64);
+        this.steadyScratch = BufferUtil.allocateDirectAligned(pages.pageSize(), 64);
     }
 
     Revision latest() {
@@ -181,6 +184,46 @@ final class Publisher {
         wrote(pending, seq, h);
         slots.setPending(pending);
         return pending;
+    }
+
+    /** A steady copy of a meta, prepared under the meta lock and written outside it. */
+    record SteadyCopy(int slot, long sequence, Revision revision, ByteBuffer page, int length) {
+    }
+
+    /**
+     * Prepares a steady copy of the newest meta, which names {@code h}, in a page of its own: its
+     * slot stays pending (chosen by no meta) and the slots do not count it as written until
+     * {@link #steadyCopySynced(SteadyCopy)}, so the newest meta keeps its protection meanwhile.
+     */
+    SteadyCopy prepareSteadyCopy(Revision h) {
+        assert lock.isHeldByCurrentThread();
+        int pending = slots.choose();
+        long seq = slots.takeSequence();
+        long page = BufferUtil.address(steadyScratch);
+        int length = MetaPage.fillSteadyCopy(pages, slots.head(), page, seq);
+        UnsafeApi.putInt(page + MetaPage.CHECKSUM, checksums.ofMeta(steadyScratch, length));
+        slots.setPending(pending);
+        return new SteadyCopy(pending, seq, h, steadyScratch, length);
+    }
+
+    /** Writes a prepared steady copy into its slot (positionally; the caller syncs). */
+    void writeSteadyCopy(SteadyCopy copy) {
+        pages.write(copy.slot(), copy.page().duplicate().position(0).limit(copy.length()));
+        pages.written(copy.slot(), 1);
+    }
+
+    /**
+     * The steady copy is written and synced: its slot holds it, announced if it is still the
+     * newest meta, and its revision becomes durable unless a SYNC commit made a newer one durable
+     * meanwhile. Returns the durable revision it replaced, or -1.
+     */
+    long steadyCopySynced(SteadyCopy copy) {
+        assert lock.isHeldByCurrentThread();
+        slots.wrote(copy.slot(), copy.sequence(), copy.revision().revision);
+        if (slots.head() == copy.slot()) {
+            announce(copy.slot(), copy.sequence(), copy.revision());
+        }
+        return steadyCopySynced(copy.slot(), copy.revision());
     }
 
     /**
