@@ -105,6 +105,7 @@ final class Adoption {
      * roots of the {@code treesKnown} trees this store has handles for and of some made later.
      */
     Revision followed(MetaPage.Record m, int treesKnown) {
+        Shadows.checkNamed(shadows, m, pages.describe());
         if (shadows != null) {
             shadows.follow(m);
         }

@@ -53,6 +53,8 @@ final class MetaPage {
     /** The format before {@link FreshRoots}: read, never written. */
     static final int FORMAT_WITHOUT_FRESH_ROOTS = 1;
     static final int FLAG_SEALED = 1;
+    /** The pages of commits not yet checkpointed are held in the shadow the boot id field names. */
+    static final int FLAG_SHADOWED = 2;
 
     static final int CHECKSUM = 0;
     static final int LENGTH = 4;
@@ -101,6 +103,10 @@ final class MetaPage {
         boolean sealed() {
             return (flags & FLAG_SEALED) != 0;
         }
+
+        boolean shadowed() {
+            return (flags & FLAG_SHADOWED) != 0;
+        }
     }
 
     private MetaPage() {
@@ -115,6 +121,11 @@ final class MetaPage {
         long high();
 
         long low();
+
+        /** Whether this is a shadow, not a boot. */
+        default boolean shadowed() {
+            return false;
+        }
 
         Holder BOOT = new Holder() {
             @Override
@@ -172,7 +183,7 @@ final class MetaPage {
         UnsafeApi.putLong(page + SEQUENCE, sequence);
         UnsafeApi.putLong(page + REVISION, r.revision);
         UnsafeApi.putLong(page + DURABLE_REVISION, durableRevision);
-        UnsafeApi.putInt(page + FLAGS, flags);
+        UnsafeApi.putInt(page + FLAGS, flags | (holder.shadowed() ? FLAG_SHADOWED : 0));
         UnsafeApi.putInt(page + FLAGS + 4, 0);
         UnsafeApi.putLong(page + BOOT_HIGH, holder.high());
         UnsafeApi.putLong(page + BOOT_LOW, holder.low());

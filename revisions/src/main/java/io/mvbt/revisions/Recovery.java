@@ -69,6 +69,7 @@ final class Recovery {
         StringBuilder rejected = new StringBuilder();
         List<String> dropped = new ArrayList<>();
         for (MetaPage.Record m : metas) {
+            Shadows.checkNamed(shadows, m, store.describe());
             // Whether what held its unsealed pages is still there: this boot's page cache, or a shadow.
             boolean thisBoot = shadows != null ? shadows.present(m.bootHigh, m.bootLow)
                     : BootId.isCurrent(m.bootHigh, m.bootLow);

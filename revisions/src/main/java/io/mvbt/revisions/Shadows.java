@@ -129,5 +129,22 @@ final class Shadows {
 
     /** A shadow's name in the metas. */
     private record Id(long high, long low) implements MetaPage.Holder {
+        @Override
+        public boolean shadowed() {
+            return true;
+        }
+    }
+
+    /**
+     * Refuses a meta whose commits a shadow holds when no shadow directory is named: opened so,
+     * a store would fall back to its last checkpoint and lose them without a word.
+     */
+    static void checkNamed(Shadows shadows, MetaPage.Record m, String where) {
+        if (shadows == null && m.shadowed() && !m.steady()) {
+            throw new io.mvbt.ShadowDirectoryMissingException(where + ": its newest commits (revision " + m.revision
+                    + ") are held in the shadow file " + ShadowFile.pathOf(Path.of("<dir>"), m.bootHigh, m.bootLow)
+                    .getFileName() + " of its writer; open it with StoreOptions.shadowDirectory naming the"
+                    + " directory that writer used (nothing was written)");
+        }
     }
 }

@@ -192,6 +192,14 @@ class ShadowPagesTest {
         Path path = dir.resolve("k.mvbt");
         long last = killWriterAfter(path, 300);
         assertEquals(1, shadows().size(), "a killed writer leaves its shadow");
+        // Opened without naming the directory, the store would fall back to its last checkpoint.
+        byte[] before = Files.readAllBytes(path);
+        io.mvbt.ShadowDirectoryMissingException e = org.junit.jupiter.api.Assertions.assertThrows(
+                io.mvbt.ShadowDirectoryMissingException.class, () -> Store.open(path, StoreOptions.defaults()));
+        assertTrue(e.getMessage().contains(".shadow"), e.getMessage());
+        org.junit.jupiter.api.Assertions.assertThrows(io.mvbt.ShadowDirectoryMissingException.class,
+                () -> Store.openReadOnly(path, StoreOptions.defaults()).close());
+        assertArrayEquals(before, Files.readAllBytes(path), "nothing was written");
         try (Store store = Store.open(path, options()); Snapshot s = store.beginRead()) {
             Tree tree = store.tree(CrashWorkload.TREE);
             long found = CrashWorkload.counter(s, tree);
