@@ -17,7 +17,7 @@ public final class BenchOptions {
     /** Whether --reads and --warmup were given, or follow the size. */
     private boolean readsGiven;
     private boolean warmupGiven;
-    List<Peer> peers = List.of(Peer.values());
+    List<Peer> peers = Peer.defaults();
     int threads = 1;
     SyncMode mode = SyncMode.NOSYNC;
     double seconds = 10;
@@ -38,7 +38,8 @@ public final class BenchOptions {
                                   several sizes run one after the other and add the curve across them
               --reads N           operations of each read phase (default: entries)
               --peers P[,P..]     mvbt,mvbt-redis,lmdb,rocksdb,sqlite,mvstore,xodus,skiplist (default all;
-                                  mvbt-redis starts a redis-server of its own)
+                                  mvbt-redis starts a redis-server of its own), or mvbt-shadow (mvbt
+                                  with its writer's pages in /dev/shm until their checkpoint)
               --threads N         reader threads (default 1)
               --durability D      nosync (commit without fsync, default) or sync (fsync per commit)
               --seconds S         length of each readwhilewriting phase (default 10)

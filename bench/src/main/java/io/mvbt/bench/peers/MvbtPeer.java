@@ -28,8 +28,20 @@ public final class MvbtPeer implements KvStore {
     private final UnsafeBuffer key = new UnsafeBuffer(new byte[0]);
     private final UnsafeBuffer value = new UnsafeBuffer(new byte[0]);
 
+    /** Where {@link #shadowed} keeps the writer's pages: a memory file system. */
+    static final Path SHADOWS = Path.of("/dev/shm");
+
     public MvbtPeer(Path dir, SyncMode mode) {
         this(Store.open(dir.resolve("mvbt.db"), options(mode)), () -> Disk.size(dir), () -> { });
+    }
+
+    /** mvbt whose writer keeps its pages in a shadow in {@link #SHADOWS} until their checkpoint. */
+    static MvbtPeer shadowed(Path dir, SyncMode mode) {
+        if (!java.nio.file.Files.isDirectory(SHADOWS)) {
+            throw new IllegalStateException("mvbt-shadow needs " + SHADOWS + ", a memory file system");
+        }
+        return new MvbtPeer(Store.open(dir.resolve("mvbt.db"), options(mode).shadowDirectory(SHADOWS)),
+                () -> Disk.size(dir), () -> { });
     }
 
     /** A store opened elsewhere; {@code footprint} measures it, {@code closed} runs after it closes. */

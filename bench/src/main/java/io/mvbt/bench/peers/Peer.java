@@ -9,6 +9,8 @@ import io.mvbt.bench.SyncMode;
 /** The stores the harness compares, by the names {@code --peers} takes. */
 public enum Peer {
     MVBT("mvbt"),
+    /** mvbt with {@code StoreOptions.shadowDirectory(/dev/shm)}; only when named. */
+    MVBT_SHADOW("mvbt-shadow"),
     MVBT_REDIS("mvbt-redis"),
     LMDB("lmdb"),
     ROCKSDB("rocksdb"),
@@ -35,13 +37,19 @@ public enum Peer {
             }
         }
         throw new IllegalArgumentException("unknown peer '" + s
-                + "'; known: mvbt, mvbt-redis, lmdb, rocksdb, sqlite, mvstore, xodus, skiplist");
+                + "'; known: mvbt, mvbt-shadow, mvbt-redis, lmdb, rocksdb, sqlite, mvstore, xodus, skiplist");
+    }
+
+    /** The peers a run compares unless {@code --peers} names them: all but the variants of mvbt's options. */
+    public static java.util.List<Peer> defaults() {
+        return java.util.Arrays.stream(values()).filter(p -> p != MVBT_SHADOW).toList();
     }
 
     /** Opens (creating) the store in {@code dir}, an empty directory. */
     public KvStore open(Path dir, SyncMode mode) {
         return switch (this) {
             case MVBT -> new MvbtPeer(dir, mode);
+            case MVBT_SHADOW -> MvbtPeer.shadowed(dir, mode);
             case MVBT_REDIS -> MvbtRedisPeer.open(dir, mode);
             case LMDB -> new LmdbPeer(dir, mode);
             case ROCKSDB -> new RocksPeer(dir, mode);
@@ -56,6 +64,8 @@ public enum Peer {
     public String settings(SyncMode mode) {
         return switch (this) {
             case MVBT -> MvbtPeer.settings(mode);
+            case MVBT_SHADOW -> MvbtPeer.settings(mode) + "; the writer's pages in a shadow in " + MvbtPeer.SHADOWS
+                    + " until their checkpoint";
             case MVBT_REDIS -> MvbtRedisPeer.settings(mode);
             case LMDB -> LmdbPeer.settings(mode);
             case ROCKSDB -> RocksPeer.settings(mode);
