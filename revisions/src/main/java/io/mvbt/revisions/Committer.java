@@ -7,8 +7,8 @@ import io.mvbt.pagestore.PageStore;
 /**
  * What a write transaction's commit and abort do below the trees, in order: write the pages built
  * in private memory, flush the free map if due, publish the revision as its durability asks, and
- * let go of the pages (and shadow slots) no holder reaches any more. Handed to each {@link WriteTxn}, which calls it
- * and nothing above it; used by the one writer only.
+ * let go of the pages (and shadow slots) no holder reaches any more. Handed to each
+ * {@link WriteTxn}, which calls it and nothing above it; used by the one writer only.
  */
 final class Committer {
     /** Commits after a flush from which a quarter-full set of flips is flushed ({@link #freeMapFlushDue}). */

@@ -65,15 +65,6 @@ final class DirtyPages {
         return shadow != null;
     }
 
-    ShadowFile shadow() {
-        return shadow;
-    }
-
-    /** Slots holding pages not yet retired, in bytes (what the next checkpoint may write). */
-    long heldBytes() {
-        return (long) held * file.pageSize();
-    }
-
     /** Whether the shadow is half full: time for a checkpoint. */
     boolean halfFull() {
         return shadow != null && held >= shadow.capacity() / 2;
@@ -87,7 +78,7 @@ final class DirtyPages {
         if (shadow == null) {
             return 0;
         }
-        int slot = slotOf(pageNo);
+        int slot = shadow.slotOf(pageNo);
         if (slot >= 0) {
             slotRevision[slot] = revision;
             slotWritten[slot] = false;
@@ -120,7 +111,7 @@ final class DirtyPages {
             return;
         }
         for (long p = pageNo; p < pageNo + pages; p++) {
-            int slot = slotOf(p);
+            int slot = shadow.slotOf(p);
             if (slot >= 0) {
                 forget(slot, p);
                 push(slot);
@@ -134,7 +125,7 @@ final class DirtyPages {
         if (s == null) {
             return;
         }
-        int slot = slotOf(s, pageNo);
+        int slot = s.slotOf(pageNo);
         if (slot >= 0) {
             file.write(pageNo, s.slotBuffer(slot));
             slotWritten[slot] = true;
@@ -143,10 +134,10 @@ final class DirtyPages {
 
     /**
      * Lets the file hold the pages a pass of a durable revision at or before {@code durable} wrote
-     * (the slot's page as it is now); such a slot is reused once
-     * the readers open now are gone ({@link #reclaim}), {@code latest} being the newest revision one
-     * can hold. A slot whose page was freed before any pass wrote it goes too, but only once no
-     * reader is as old as {@code durable}: until then an old snapshot may still read it.
+     * (the slot's page as it is now); such a slot is reused once the readers open now are gone
+     * ({@link #reclaim}), {@code latest} being the newest revision one can hold. A slot whose page
+     * was freed before any pass wrote it goes too, but only once no reader is as old as
+     * {@code durable}: until then an old snapshot may still read it.
      */
     void retire(long durable, long latest, long oldestReader) {
         boolean noOldReader = oldestReader < 0 || oldestReader > durable;
@@ -202,15 +193,6 @@ final class DirtyPages {
         }
     }
 
-    private int slotOf(long pageNo) {
-        return slotOf(shadow, pageNo);
-    }
-
-    private int slotOf(ShadowFile s, long pageNo) {
-        long address = s.address(pageNo);
-        return address == 0 ? -1 : (int) ((address - s.slotAddress(0)) / file.pageSize());
-    }
-
     private void push(int slot) {
         if (freeCount == free.length) {
             free = Arrays.copyOf(free, free.length * 2);
@@ -235,5 +217,4 @@ final class DirtyPages {
         retiredAfter[at] = after;
         retiredCount++;
     }
-
 }

@@ -167,8 +167,24 @@ final class MetaPage {
         long page = BufferUtil.address(scratch);
         int length = fill(page, store.pageSize(), storeId, holder, sequence, r, durableRevision, flags, flips);
         UnsafeApi.putInt(page + CHECKSUM, checksums.ofMeta(scratch, length));
-        store.write(slot, scratch.duplicate().position(0).limit(length));
+        writeBuilt(scratch, length, store, slot);
+    }
+
+    /** Writes a meta built in {@code page} (first {@code length} bytes) into {@code slot}, positionally. */
+    static void writeBuilt(ByteBuffer page, int length, PageStore store, int slot) {
+        store.write(slot, page.duplicate().position(0).limit(length));
         store.written(slot, 1);
+    }
+
+    /**
+     * Builds in {@code page} (direct memory) a steady copy of the meta in slot {@code from} with
+     * {@code sequence}, checksum included; returns its length, for {@link #writeBuilt}.
+     */
+    static int buildSteadyCopy(PageStore store, Checksums checksums, int from, ByteBuffer page, long sequence) {
+        long address = BufferUtil.address(page);
+        int length = fillSteadyCopy(store, from, address, sequence);
+        UnsafeApi.putInt(address + CHECKSUM, checksums.ofMeta(page, length));
+        return length;
     }
 
     /** Writes everything but the checksum at {@code page}; returns the length the checksum covers. */
@@ -213,7 +229,7 @@ final class MetaPage {
      * Builds at {@code dst} a steady copy of the meta in slot {@code from} with {@code sequence},
      * all but its checksum; returns the length the checksum covers.
      */
-    static int fillSteadyCopy(PageStore store, int from, long dst, long sequence) {
+    private static int fillSteadyCopy(PageStore store, int from, long dst, long sequence) {
         long src = store.address(from);
         int length = UnsafeApi.getInt(src + LENGTH);
         UnsafeApi.copyMemory(src, dst, length);

@@ -199,17 +199,14 @@ final class Publisher {
         assert lock.isHeldByCurrentThread();
         int pending = slots.choose();
         long seq = slots.takeSequence();
-        long page = BufferUtil.address(steadyScratch);
-        int length = MetaPage.fillSteadyCopy(pages, slots.head(), page, seq);
-        UnsafeApi.putInt(page + MetaPage.CHECKSUM, checksums.ofMeta(steadyScratch, length));
+        int length = MetaPage.buildSteadyCopy(pages, checksums, slots.head(), steadyScratch, seq);
         slots.setPending(pending);
         return new SteadyCopy(pending, seq, h, steadyScratch, length);
     }
 
     /** Writes a prepared steady copy into its slot (positionally; the caller syncs). */
     void writeSteadyCopy(SteadyCopy copy) {
-        pages.write(copy.slot(), copy.page().duplicate().position(0).limit(copy.length()));
-        pages.written(copy.slot(), 1);
+        MetaPage.writeBuilt(copy.page(), copy.length(), pages, copy.slot());
     }
 
     /**

@@ -18,18 +18,16 @@ import io.mvbt.pagestore.local.ShadowFile;
 final class Shadows {
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    /** Where shadows live; null: none. */
+    /** Where shadows live. */
     private final Path directory;
     private final FilePageStore file;
     private final Path storePath;
-    /** A killed writer's shadow, copied into the file at open and deleted after the open's checkpoint. */
+    /** A killed writer's shadow, read at open and deleted after the open's checkpoint, and its name. */
     private ShadowFile recovered;
-    private long recoveredHigh;
-    private long recoveredLow;
+    private Id recoveredId;
     /** The shadow a read-only store reads through, and its name. */
     private ShadowFile followed;
-    private long followedHigh;
-    private long followedLow;
+    private Id followedId;
 
     Shadows(Path directory, FilePageStore file) {
         this.directory = directory;
@@ -39,8 +37,8 @@ final class Shadows {
 
     /** Whether a meta's unsealed pages, held by the holder it names, may be read. */
     boolean present(long high, long low) {
-        return BootId.isCurrent(high, low) || recovered != null && high == recoveredHigh && low == recoveredLow
-                || followed != null && high == followedHigh && low == followedLow;
+        Id id = new Id(high, low);
+        return BootId.isCurrent(high, low) || id.equals(recoveredId) || id.equals(followedId);
     }
 
     /**
@@ -51,22 +49,16 @@ final class Shadows {
      * written before recovery has chosen a revision.
      */
     void recover(List<MetaPage.Record> metas, DirtyPages dirty) {
-        if (directory == null || dirty == null || metas.isEmpty()) {
+        if (dirty == null || metas.isEmpty()) {
             return;
         }
         MetaPage.Record newest = metas.get(0);
-        if (BootId.isCurrent(newest.bootHigh, newest.bootLow)) {
-            return;
+        ShadowFile shadow = open(newest, true);
+        if (shadow != null) {
+            dirty.attach(shadow);
+            recovered = shadow;
+            recoveredId = new Id(newest.bootHigh, newest.bootLow);
         }
-        ShadowFile shadow = ShadowFile.openExisting(ShadowFile.pathOf(directory, newest.bootHigh, newest.bootLow),
-                storePath, newest.storeId, true);
-        if (shadow == null) {
-            return;
-        }
-        dirty.attach(shadow);
-        recovered = shadow;
-        recoveredHigh = newest.bootHigh;
-        recoveredLow = newest.bootLow;
     }
 
     /** The open's checkpoint made the store durable without the recovered shadow, if there was one. */
@@ -74,17 +66,15 @@ final class Shadows {
         if (recovered != null) {
             dirty.detach(true);
             recovered = null;
+            recoveredId = null;
         }
     }
 
     /**
      * Creates this writer's shadow, with room for {@code capacityBytes}, and names it in the metas
-     * written from now on; returns false (and the writer stores into the mapping) if it cannot.
+     * written from now on; if it cannot, the writer stores into the mapping.
      */
-    boolean attach(DirtyPages dirty, Publisher publisher, long capacityBytes) {
-        if (directory == null) {
-            return false;
-        }
+    void attach(DirtyPages dirty, Publisher publisher, long capacityBytes) {
         ShadowFile.deleteOrphans(directory);
         long high = RANDOM.nextLong();
         long low = RANDOM.nextLong();
@@ -96,10 +86,9 @@ final class Shadows {
         } catch (StorageException e) {
             System.getLogger("io.mvbt.shadow").log(System.Logger.Level.WARNING, "pages of " + file.describe()
                     + " are written through its mapping: " + e.getMessage());
-            return false;
+            return;
         }
         publisher.holder(new Id(high, low));
-        return true;
     }
 
     /**
@@ -107,24 +96,31 @@ final class Shadows {
      * shadow is there (its writer holds pages in it), and through no other.
      */
     void follow(MetaPage.Record m) {
-        if (directory == null || BootId.isCurrent(m.bootHigh, m.bootLow)
-                || followed != null && m.bootHigh == followedHigh && m.bootLow == followedLow) {
+        Id id = new Id(m.bootHigh, m.bootLow);
+        if (id.equals(followedId)) {
             return;
         }
-        ShadowFile shadow = ShadowFile.openExisting(ShadowFile.pathOf(directory, m.bootHigh, m.bootLow), storePath,
-                m.storeId, false);
+        ShadowFile shadow = open(m, false);
         if (shadow == null) {
             return;
         }
         ShadowFile before = followed;
         followed = shadow;
-        followedHigh = m.bootHigh;
-        followedLow = m.bootLow;
+        followedId = id;
         file.shadow(shadow);
         if (before != null) {
             // Its mapping stays valid for snapshots that looked pages up through it.
             before.close();
         }
+    }
+
+    /** The shadow of this store file that {@code m} names, if it names one and it is there; else null. */
+    private ShadowFile open(MetaPage.Record m, boolean write) {
+        if (BootId.isCurrent(m.bootHigh, m.bootLow)) {
+            return null;
+        }
+        return ShadowFile.openExisting(ShadowFile.pathOf(directory, m.bootHigh, m.bootLow), storePath, m.storeId,
+                write);
     }
 
     /** A shadow's name in the metas. */

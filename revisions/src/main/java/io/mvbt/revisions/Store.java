@@ -748,7 +748,7 @@ public final class Store implements AutoCloseable {
         } finally {
             closed = true;
             if (dirty != null) {
-                // Not checkpointed: the next open copies the pages from the shadow.
+                // Not checkpointed: the next open reads the pages from the shadow and writes them.
                 dirty.detach(false);
             }
             // Snapshots left open stop holding their revisions here: the reader table outlives this

@@ -136,8 +136,9 @@ final class TxnPages implements PageWriter {
             // A run of one page was taken as private by allocate: the run written here replaces it.
             privatePages.drop(pageNo, pages);
         }
-        if (dirty != null) {
-            dirty.drop(pageNo, pages);
+        if (dirty != null && pages == 1) {
+            // A page allocated alone was given a slot; allocate dropped those of longer runs.
+            dirty.drop(pageNo, 1);
         }
         int bytes = pages * store.pageSize();
         long address = org.agrona.BufferUtil.address(runScratch);

@@ -99,10 +99,6 @@ public abstract class RegionPageStore implements PageStore {
         this.shadow = shadow;
     }
 
-    public final ShadowFile shadow() {
-        return shadow;
-    }
-
     /** Address of the store's own copy of {@code pageNo}, whatever a shadow holds. */
     public final long storedAddress(long pageNo) {
         return chunkAddress[(int) (pageNo >>> chunkPageShift)] + ((pageNo & chunkPageMask) << pageShift);
@@ -117,7 +113,7 @@ public abstract class RegionPageStore implements PageStore {
                 return address;
             }
         }
-        return chunkAddress[(int) (pageNo >>> chunkPageShift)] + ((pageNo & chunkPageMask) << pageShift);
+        return storedAddress(pageNo);
     }
 
     @Override

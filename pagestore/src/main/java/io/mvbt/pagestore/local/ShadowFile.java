@@ -197,10 +197,6 @@ public final class ShadowFile implements AutoCloseable {
         }
     }
 
-    public Path path() {
-        return path;
-    }
-
     public int capacity() {
         return capacity;
     }
@@ -211,20 +207,22 @@ public final class ShadowFile implements AutoCloseable {
      * written, and the hardware keeps loads in order for readers of other processes.
      */
     public long address(long pageNo) {
-        if (pageNo >= UnsafeApi.getLong(null, headerAddress + INDEXED_AT)) {
-            return 0;
-        }
-        int slot = UnsafeApi.getInt(null, indexAddress + (pageNo << 2));
-        return slot == 0 ? 0 : slotsAddress + ((long) (slot - 1) << pageShift);
+        int slot = slotOf(pageNo);
+        return slot < 0 ? 0 : slotAddress(slot);
     }
 
     /** The copy of {@code pageNo} held here as a buffer, or null if the store file holds it. */
     public ByteBuffer buffer(long pageNo) {
-        if (pageNo >= UnsafeApi.getLongVolatile(null, headerAddress + INDEXED_AT)) {
-            return null;
+        int slot = slotOf(pageNo);
+        return slot < 0 ? null : slotBuffer(slot);
+    }
+
+    /** The slot holding {@code pageNo}, or -1 if the store file holds it (plain loads, see {@link #address}). */
+    public int slotOf(long pageNo) {
+        if (pageNo >= UnsafeApi.getLong(null, headerAddress + INDEXED_AT)) {
+            return -1;
         }
-        int slot = UnsafeApi.getIntVolatile(null, indexAddress + (pageNo << 2));
-        return slot == 0 ? null : slotBuffer(slot - 1);
+        return UnsafeApi.getInt(null, indexAddress + (pageNo << 2)) - 1;
     }
 
     /** Address of slot {@code slot}. */
