@@ -123,6 +123,57 @@ public final class Overflow {
         }
     }
 
+    /**
+     * Copies a value whose runs reach page {@code limit} or beyond into new runs, freeing the old
+     * ones; returns the new first page (written at {@code w.revision()}), or -1 if no run reaches
+     * the limit. Runs are copied whole, last first, so that each names the next.
+     */
+    public static long relocate(PageWriter w, long pageNo, long revision, int length, long limit) {
+        int runs = 0;
+        boolean reaches = false;
+        long[] chain = new long[2];
+        long bytes = 0;
+        for (long runNo = pageNo, rev = revision; runNo != 0;) {
+            long address = w.page(runNo, rev, PageHeader.TYPE_OVERFLOW);
+            int pages = UnsafeApi.getInt(address + PAGES);
+            bytes += UnsafeApi.getInt(address + BYTES);
+            if (pages <= 0 || bytes > length) {
+                throw new CorruptionException(runNo, "overflow chain holds more than the " + length
+                        + " bytes its entry says");
+            }
+            reaches |= runNo + pages > limit;
+            if (2 * runs + 2 > chain.length) {
+                chain = java.util.Arrays.copyOf(chain, chain.length * 2);
+            }
+            chain[2 * runs] = runNo;
+            chain[2 * runs + 1] = rev;
+            runs++;
+            rev = UnsafeApi.getLong(address + NEXT_REVISION);
+            runNo = UnsafeApi.getLong(address + NEXT);
+        }
+        if (!reaches) {
+            return -1;
+        }
+        int pageSize = w.pageSize();
+        long next = 0;
+        for (int r = runs - 1; r >= 0; r--) {
+            long oldNo = chain[2 * r];
+            long oldRev = chain[2 * r + 1];
+            long old = w.page(oldNo, oldRev, PageHeader.TYPE_OVERFLOW);
+            int pages = UnsafeApi.getInt(old + PAGES);
+            long copyNo = w.allocate(pages);
+            long address = w.runScratch(pages * pageSize);
+            UnsafeApi.copyMemory(old, address, (long) pages * pageSize);
+            PageHeader.init(address, PageHeader.TYPE_OVERFLOW, copyNo, w.revision());
+            UnsafeApi.putLong(address + NEXT, next);
+            UnsafeApi.putLong(address + NEXT_REVISION, next == 0 ? 0 : w.revision());
+            w.writeRun(copyNo, pages);
+            w.free(oldNo, oldRev, pages);
+            next = copyNo;
+        }
+        return next;
+    }
+
     private static void checkBytes(long pageNo, long address, int length) {
         if (UnsafeApi.getInt(address + BYTES) != length) {
             throw new CorruptionException(pageNo, "overflow run holds " + UnsafeApi.getInt(address + BYTES)

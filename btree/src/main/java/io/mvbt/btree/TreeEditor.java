@@ -54,6 +54,8 @@ public final class TreeEditor {
      * edit a tree with this editor.
      */
     private final org.agrona.collections.LongArrayList detachedNow = new org.agrona.collections.LongArrayList();
+    /** Pages {@link #relocate} moved, over the editor's life. */
+    private long relocatedPages;
 
     public TreeEditor(TreeLimits limits) {
         this.limits = limits;
@@ -205,6 +207,106 @@ public final class TreeEditor {
         w.free(pageNo, revision, 1);
         handOver(detached);
         return freed;
+    }
+
+    // ------------------------------------------------------------------ relocation
+
+    /**
+     * Moves every page of the tree numbered {@code limit} or higher, and every overflow value with
+     * a run there, into pages the writer allocates (the lowest free ones, when a store compacts),
+     * copying the pages above them on the way; returns the pages moved. Leaves below the limit are
+     * not read unless they may hold overflow values.
+     */
+    public long relocate(PageWriter writer, TreeRoot tree, long limit) {
+        begin(writer, tree);
+        if (tree.isEmpty()) {
+            return 0;
+        }
+        long before = relocatedPages;
+        long moved = relocateNode(tree.page, tree.revision, tree.depth - 1, limit);
+        if (moved >= 0) {
+            tree.page = moved;
+            tree.revision = w.revision();
+        }
+        return relocatedPages - before;
+    }
+
+    /** Branch pages of the tree: those a {@link #relocate} may copy without moving them. Reads no leaf. */
+    public static long branchPages(PageReader r, TreeRoot tree) {
+        return tree.isEmpty() || tree.depth == 1 ? 0 : branchPages(r, tree.page, tree.revision, tree.depth - 1);
+    }
+
+    private static long branchPages(PageReader r, long pageNo, long revision, int level) {
+        long addr = r.page(pageNo, revision, PageHeader.TYPE_BRANCH);
+        checkLevel(addr, pageNo, level);
+        long pages = 1;
+        if (level > 1) {
+            for (int i = 0, n = Node.count(addr); i < n; i++) {
+                pages += branchPages(r, Node.child(addr, i), Node.childRevision(addr, i), level - 1);
+            }
+        }
+        return pages;
+    }
+
+    /** Relocates under the page; returns its new number if it was copied, else -1. */
+    private long relocateNode(long pageNo, long revision, int level, long limit) {
+        boolean leaf = level == 0;
+        long addr = w.page(pageNo, revision, leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH);
+        checkLevel(addr, pageNo, level);
+        long copyNo = -1;
+        // A page of this transaction changes in place.
+        long copy = revision == w.revision() ? addr : 0;
+        if (copy == 0 && pageNo >= limit) {
+            copyNo = copyOf(pageNo, revision, addr);
+            copy = w.address(copyNo);
+            relocatedPages++;
+        }
+        int n = Node.count(addr);
+        for (int i = 0; i < n; i++) {
+            long moved;
+            if (leaf) {
+                if (!Node.isOverflow(addr, i)) {
+                    continue;
+                }
+                long ref = Node.valueAddress(addr, i);
+                int length = UnsafeApi.getInt(ref + 16);
+                moved = Overflow.relocate(w, UnsafeApi.getLong(ref), UnsafeApi.getLong(ref + 8), length, limit);
+                if (moved < 0) {
+                    continue;
+                }
+                relocatedPages += Overflow.pagesFor(length, pageSize, w.maxRunPages());
+            } else {
+                long child = Node.child(addr, i);
+                if (level == 1 && child < limit && Node.inlineOnly(addr, i)) {
+                    // A leaf that stays and holds no overflow value: nothing under it moves.
+                    continue;
+                }
+                moved = relocateNode(child, Node.childRevision(addr, i), level - 1, limit);
+                if (moved < 0) {
+                    continue;
+                }
+            }
+            if (copy == 0) {
+                copyNo = copyOf(pageNo, revision, addr);
+                copy = w.address(copyNo);
+            }
+            if (leaf) {
+                long ref = Node.valueAddress(copy, i);
+                UnsafeApi.putLong(ref, moved);
+                UnsafeApi.putLong(ref + 8, w.revision());
+            } else {
+                Node.setChild(copy, i, moved, w.revision());
+            }
+        }
+        return copyNo;
+    }
+
+    /** Copies a page an earlier revision wrote into a new page of this transaction, freeing it. */
+    private long copyOf(long pageNo, long revision, long addr) {
+        long copyNo = w.allocate(1);
+        Node.copyCompacted(addr, w.address(copyNo), pageSize, copyNo, w.revision());
+        w.free(pageNo, revision, 1);
+        return copyNo;
     }
 
     // ------------------------------------------------------------------ sorted bulk load

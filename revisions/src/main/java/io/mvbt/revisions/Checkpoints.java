@@ -3,6 +3,7 @@ package io.mvbt.revisions;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongFunction;
+import java.util.function.Supplier;
 
 import io.mvbt.pagestore.PageStore;
 
@@ -210,15 +211,41 @@ final class Checkpoints {
     /**
      * At close, holding the writer permit in its turn: a checkpoint, and a steady copy of the
      * newest meta if it is not steady yet (a SYNC commit's meta names the durable revision before
-     * it), so that the next open trusts the file as it is and walks nothing; then the free tail
-     * goes back.
+     * it), so that the next open trusts the file as it is and walks nothing; then the pages in use
+     * move down if that pays ({@link Compaction}), and the free tail goes back.
      */
-    void atClose() {
+    void atClose(Supplier<WriteTxn> begin) {
         if (publisher.latest().revision != publisher.durableRevision() || !publisher.headIsSteady()) {
             checkpoint(sealer);
         }
         peers.closing(this::releaseFreed);
+        compact(begin);
         shrinkHoldingWriter(true);
+    }
+
+    /**
+     * {@link Compaction} at close, when no reader (here or elsewhere) waits for a freed page: a
+     * reader would pin the moved pages where they are.
+     */
+    private void compact(Supplier<WriteTxn> begin) {
+        if (!options.compactAtClose() || !inPlace || health.failure() != null || health.damage() != null) {
+            return;
+        }
+        releaseFreed();
+        if (!space.pending.isEmpty() || !Compaction.mayPay(pages, space)) {
+            return;
+        }
+        // Every page is written back by now, so the hot ones (reused first, wherever they lie) are
+        // forgotten: the moved pages take the lowest free ones.
+        space.checkpointed();
+        boolean committed;
+        try (WriteTxn tx = begin.get()) {
+            committed = Compaction.run(tx, pages, space);
+        }
+        if (committed) {
+            checkpoint(sealer);
+            releaseFreed();
+        }
     }
 
     /** Lets go of the freed pages no holder reaches any more (holding the writer permit). */

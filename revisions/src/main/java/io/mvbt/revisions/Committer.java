@@ -59,8 +59,14 @@ final class Committer {
     /** Throws away what an aborted transaction took: its pages, and a free map it flushed. */
     void abort() {
         space.abort();
+        freeMap.relocate(-1);
         Revision newest = publisher.latest();
         freeMap.set(newest.freeMapRoot, newest.freeMapRevision, newest.freeMapHeight);
+    }
+
+    /** Has this commit's free map flush move the map's pages numbered {@code limit} or higher. */
+    void relocateFreeMap(long limit) {
+        freeMap.relocate(limit);
     }
 
     /** See {@link Health#writeFailed}. */
@@ -89,7 +95,7 @@ final class Committer {
         int flips = space.flips.size();
         int capacity = MetaPage.flipCapacity(pages.pageSize());
         commitsSinceFlush++;
-        return flips > capacity || flips > capacity / 4 && commitsSinceFlush >= FLIP_SETTLE_COMMITS;
+        return freeMap.relocating() || flips > capacity || flips > capacity / 4 && commitsSinceFlush >= FLIP_SETTLE_COMMITS;
     }
 
     private Revision revisionOf(long revision, long durable, TreeRoot catalog, FreshRoots fresh, TreeRoot[] roots) {

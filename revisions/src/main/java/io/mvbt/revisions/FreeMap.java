@@ -32,6 +32,8 @@ final class FreeMap {
     long root;
     long rootRevision;
     int height;
+    /** Pages from here on move at the next flush ({@link #relocate}); -1 for none. */
+    private long relocateFrom = -1;
 
     FreeMap(int pageSize) {
         this.pageSize = pageSize;
@@ -110,6 +112,15 @@ final class FreeMap {
      */
     void flush(PageWriter w, FreeSpace space) {
         LongHashSet written = new LongHashSet();
+        boolean more = false;
+        if (relocateFrom >= 0 && reaches(w, relocateFrom)) {
+            // The map is small (a bitmap page per 128 MiB of 4 KiB pages): all of it moves.
+            for (long slice = 0; slice * bitsPerPage < space.pageCount(); slice++) {
+                written.add(slice);
+            }
+            more = true;
+        }
+        relocateFrom = -1;
         while (true) {
             long cover = space.pageCount();
             int flips = space.flips.compact();
@@ -117,13 +128,8 @@ final class FreeMap {
                 cover = Math.max(cover, space.flips.member(i) + 1);
             }
             growToCover(w, cover);
-            boolean more = false;
             for (int i = 0; i < flips; i++) {
-                long slice = space.flips.member(i) / bitsPerPage;
-                if (!written.contains(slice)) {
-                    written.add(slice);
-                    more = true;
-                }
+                more |= written.add(space.flips.member(i) / bitsPerPage);
             }
             if (!more) {
                 break;
@@ -131,6 +137,7 @@ final class FreeMap {
             for (LongHashSet.LongIterator it = written.iterator(); it.hasNext();) {
                 makeWritable(w, it.nextValue());
             }
+            more = false;
         }
         for (LongHashSet.LongIterator it = written.iterator(); it.hasNext();) {
             long slice = it.nextValue();
@@ -146,7 +153,28 @@ final class FreeMap {
         for (int i = 0; i < flips; i++) {
             slices.add(space.flips.member(i) / bitsPerPage);
         }
-        return 2L * (slices.size() + 4) * (height + 3);
+        long relocated = relocateFrom >= 0 ? space.pageCount() / bitsPerPage + 1 : 0;
+        return 2L * (slices.size() + relocated + 4) * (height + 3);
+    }
+
+    /**
+     * Has the next flush move every page of the map numbered {@code limit} or higher (a store
+     * compacting), by rewriting the whole map if any page of it lies there.
+     */
+    void relocate(long limit) {
+        relocateFrom = limit;
+    }
+
+    /** Whether a flush is asked to move pages of the map ({@link #relocate}). */
+    boolean relocating() {
+        return relocateFrom >= 0;
+    }
+
+    /** Whether a page of the map is numbered {@code limit} or higher. */
+    private boolean reaches(PageReader r, long limit) {
+        boolean[] found = new boolean[1];
+        walk(r, -1, (pageNo, revision, type, address) -> found[0] |= pageNo >= limit);
+        return found[0];
     }
 
     private void growToCover(PageWriter w, long pageCount) {

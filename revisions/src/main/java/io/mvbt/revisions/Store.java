@@ -730,6 +730,11 @@ public final class Store implements AutoCloseable {
         }
     }
 
+    /** A write transaction of the store itself, begun holding the writer permit (compaction at close). */
+    private WriteTxn beginInternalWrite() {
+        return new WriteTxn(this, latest(), txnPages, editor, txnScratch, committer, () -> { });
+    }
+
     private void closeHoldingWriter() {
         try {
             checkpoints.stop();
@@ -738,7 +743,7 @@ public final class Store implements AutoCloseable {
             Peers.Turn t = checkpoints.dueAtClose() ? peers.closingTurn(options.writeTimeout().toNanos()) : null;
             if (t != null) {
                 try (t) {
-                    checkpoints.atClose();
+                    checkpoints.atClose(this::beginInternalWrite);
                 }
                 if (dirty != null && health.failure() == null) {
                     // Every page is in the file now: the shadow goes.

@@ -438,6 +438,59 @@ public final class WriteTxn extends View implements AutoCloseable {
         }
     }
 
+    /**
+     * Frees every subtree that drops and range deletes detached (a store compacting at close), and
+     * returns the branch pages of every tree and the catalog: what {@link #relocate} may copy
+     * besides the pages it moves.
+     */
+    long freeDetachedAndCountBranches() {
+        checkUsable();
+        changing();
+        try {
+            if (store.rootOf(base, store.garbageTree()).entries > 0) {
+                garbage().reclaim(Long.MAX_VALUE);
+            }
+            long branches = TreeEditor.branchPages(pages, catalog);
+            for (Catalog.Entry e : Catalog.list(pages, catalog, base.fresh, true)) {
+                branches += TreeEditor.branchPages(pages, e.name.equals(Garbage.NAME)
+                        ? rootOf(store.garbageTree()) : e.root);
+            }
+            return branches;
+        } catch (RuntimeException e) {
+            throw poisoned(e);
+        } catch (Error e) {
+            throw poisoned(e);
+        }
+    }
+
+    /**
+     * Moves every page numbered {@code limit} or higher into the lowest free pages, so that the
+     * file can end below it (a store compacting at close): the pages of every tree, the catalog's,
+     * and at commit the free map's. Returns the pages moved.
+     */
+    long relocate(long limit) {
+        checkUsable();
+        changing();
+        try {
+            long moved = 0;
+            for (Catalog.Entry e : Catalog.list(pages, catalog, base.fresh, true)) {
+                TreeState state = state(e.name.equals(Garbage.NAME) ? store.garbageTree() : store.tree(e.name));
+                long m = state.exists ? editor.relocate(pages, state.root, limit) : 0;
+                if (m > 0) {
+                    state.dirty = true;
+                    moved += m;
+                }
+            }
+            moved += editor.relocate(pages, catalog, limit);
+            committer.relocateFreeMap(limit);
+            return moved;
+        } catch (RuntimeException e) {
+            throw poisoned(e);
+        } catch (Error e) {
+            throw poisoned(e);
+        }
+    }
+
     @Override
     public Cursor cursor(Tree tree) {
         checkUsable();
