@@ -9,7 +9,8 @@ import io.mvbt.CorruptionException;
 @Command(name = "mvbt", mixinStandardHelpOptions = true, version = "mvbt 0.1.0",
         description = "A multi-version copy-on-write B+tree store.",
         subcommands = {DemoCommand.class, StatCommand.class, CheckCommand.class, DumpCommand.class,
-            LoadCommand.class, CopyCommand.class, RecoverCommand.class, ReadersCommand.class, HistoryCommand.class},
+            LoadCommand.class, CopyCommand.class, CompactCommand.class, RecoverCommand.class, ReadersCommand.class,
+            HistoryCommand.class},
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {"0:done; for check: the store is clean", "1:the store is damaged; for history lookup: not found",
             "2:the command line is wrong", "3:anything else failed (missing or locked store, I/O, bad dump)"})

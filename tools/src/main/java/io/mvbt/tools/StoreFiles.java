@@ -31,7 +31,8 @@ final class StoreFiles {
         }
         look.close();
         try {
-            return Store.open(path, StoreOptions.defaults().durability(Durability.NORMAL));
+            // A command that looks at a store leaves its pages where they are.
+            return Store.open(path, StoreOptions.defaults().durability(Durability.NORMAL).compactAtClose(false));
         } catch (WriterByAnotherNameException e) {
             // Its writer would not see a reader by this name either.
             throw e;

@@ -25,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 import io.mvbt.revisions.Durability;
 import io.mvbt.revisions.Snapshot;
 import io.mvbt.revisions.Store;
+import io.mvbt.revisions.StoreOptions;
 import io.mvbt.revisions.Tree;
 import io.mvbt.revisions.WriteTxn;
 
@@ -125,6 +126,47 @@ class CommandsTest {
         assertEquals(0, status(mvbt("check", copied.toString())));
         assertTrue(output(mvbt("stat", copied.toString())).contains("page size 65,536"));
         assertFalse(Files.exists(dir.resolve("copied.mvbt.partial")));
+    }
+
+    @Test
+    void compactMovesThePagesDownInPlaceAndStatAndCheckDoNot() throws IOException {
+        Path file = dir.resolve("spread.mvbt");
+        StoreOptions spread = StoreOptions.defaults().durability(Durability.NORMAL).compactAtClose(false);
+        try (Store store = Store.open(file, spread)) {
+            for (int round = 0; round < 4; round++) {
+                for (int i = 0; i < 40_000; i += 500) {
+                    try (WriteTxn tx = store.beginWrite()) {
+                        Tree t = tx.createTreeIfAbsent("t");
+                        for (int j = i; j < i + 500; j++) {
+                            tx.put(t, ByteBuffer.allocate(4).putInt(j * 7919 % 40_000).array(), new byte[60 + round]);
+                        }
+                        tx.commit();
+                    }
+                }
+            }
+            try (WriteTxn tx = store.beginWrite()) {
+                tx.deleteRange(store.tree("t"), new byte[] {0}, ByteBuffer.allocate(4).putInt(30_000).array());
+                tx.commit();
+            }
+        }
+        Path dump = dir.resolve("before.dump");
+        assertEquals(0, status(mvbt("dump", file.toString(), "-o", dump.toString())));
+        long before = Files.size(file);
+        assertEquals(0, status(mvbt("stat", file.toString())));
+        assertEquals(0, status(mvbt("check", file.toString())));
+        assertEquals(before, Files.size(file), "stat and check leave the pages where they are");
+        try (Store writer = Store.open(file)) {
+            Object[] refused = mvbt("compact", file.toString());
+            assertEquals(3, status(refused), output(refused));
+            assertEquals(before, Files.size(file));
+        }
+        Object[] compact = mvbt("compact", file.toString());
+        assertEquals(0, status(compact), output(compact));
+        assertTrue(Files.size(file) < before / 2, before + " bytes before, " + Files.size(file) + " after");
+        assertEquals(0, status(mvbt("check", file.toString())));
+        Path again = dir.resolve("after.dump");
+        assertEquals(0, status(mvbt("dump", file.toString(), "-o", again.toString())));
+        assertArrayEquals(Files.readAllBytes(dump), Files.readAllBytes(again));
     }
 
     @Test
