@@ -70,8 +70,8 @@ final class Curve {
                         for (long n : sizes) {
                             Protocol.Footprint f = footprint(at.get(n), store, point);
                             b.append(' ').append(f == null ? "-" : (f.bytesPerEntry() < 0 ? "in memory"
-                                    : Report.num(f.bytesPerEntry())) + " (" + Report.num(f.heapBytes() / 1048576.0)
-                                    + ")").append(" |");
+                                    : Report.num(f.bytesPerEntry())) + (f.heapBytes() < 0 ? ""
+                                    : " (" + Report.num(f.heapBytes() / 1048576.0) + ")")).append(" |");
                         }
                         Protocol.Footprint a = footprint(at.get(first), store, point);
                         Protocol.Footprint z = footprint(at.get(last), store, point);

@@ -57,7 +57,7 @@ final class DbBenchSuite implements Suite {
             return n;
         });
         ctx.footprint("fillseq", seq, n);
-        ctx.discard(seq, "fillseq");
+        ctx.discardClosed(seq, "fillseq", "fillseq", n);
 
         KvStore db = ctx.open("fillrandom");
         Permutation order = new Permutation(n, Workload.SEED + 1);
@@ -84,7 +84,7 @@ final class DbBenchSuite implements Suite {
         ctx.footprint("overwrite", db, n);
 
         readPhases(ctx, db, n);
-        ctx.discard(db, "fillrandom");
+        ctx.discardClosed(db, "fillrandom", "overwrite", n);
 
         KvStore batched = ctx.open("fillrandbatch");
         Permutation batchOrder = new Permutation(n, Workload.SEED + 3);
@@ -102,7 +102,7 @@ final class DbBenchSuite implements Suite {
             return n;
         });
         ctx.footprint("fillrandbatch", batched, n);
-        ctx.discard(batched, "fillrandbatch");
+        ctx.discardClosed(batched, "fillrandbatch", "fillrandbatch", n);
 
         long syncN = syncCount(n);
         KvStore synced = ctx.open("fillsync", SyncMode.SYNC);

@@ -35,7 +35,10 @@ public final class Protocol {
         }
     }
 
-    /** Space after a load: the store's files, and the heap it holds beyond what the JVM held before. */
+    /**
+     * Space after a load: the store's files, and the heap it holds beyond what the JVM held before
+     * (-1: not measured, as after a close).
+     */
     public record Footprint(String after, long entries, long diskBytes, long heapBytes) {
         /** Bytes on disk per live entry, or -1 for a store without files. */
         public double bytesPerEntry() {

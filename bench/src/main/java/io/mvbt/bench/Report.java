@@ -196,8 +196,8 @@ final class Report {
             table(b, "Footprint: bytes on disk per live entry after the load (heap the store held, MiB):", "after",
                     points, p -> p, runs, r -> r.peer.id(), (p, r) -> {
                         Protocol.Footprint f = r.footprint(p);
-                        return f == null ? "-" : (f.bytesPerEntry() < 0 ? "in memory" : num(f.bytesPerEntry())) + " ("
-                                + num(f.heapBytes() / 1048576.0) + ")";
+                        return f == null ? "-" : (f.bytesPerEntry() < 0 ? "in memory" : num(f.bytesPerEntry()))
+                                + (f.heapBytes() < 0 ? "" : " (" + num(f.heapBytes() / 1048576.0) + ")");
                     });
             if (ratios) {
                 table(b, "mvbt/peer bytes per entry (below 1: mvbt's files are smaller):", "after", points, p -> p,

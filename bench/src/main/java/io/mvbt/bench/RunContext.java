@@ -69,6 +69,21 @@ public final class RunContext {
         Disk.delete(workDir.resolve(name));
     }
 
+    /**
+     * Closes the store, reports its size on disk once closed as the footprint "{@code after},
+     * closed" (what a store gives back at close, or builds then, counts), and deletes it.
+     */
+    void discardClosed(KvStore store, String name, String after, long liveEntries) {
+        store.close();
+        if (out != null) {
+            long disk = Disk.size(workDir.resolve(name));
+            out.println(new Protocol.Footprint(after + ", closed", liveEntries, disk, -1).line());
+            progress(String.format("footprint after %s, closed: %.1f bytes/entry on disk", after,
+                    (double) disk / liveEntries));
+        }
+        Disk.delete(workDir.resolve(name));
+    }
+
     void progress(String text) {
         if (out != null) {
             System.err.println("  [" + peer.id() + "] " + text);
