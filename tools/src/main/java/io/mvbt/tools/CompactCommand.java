@@ -9,7 +9,6 @@ import java.util.concurrent.Callable;
 import io.mvbt.StoreLockedException;
 import io.mvbt.revisions.Durability;
 import io.mvbt.revisions.Store;
-import io.mvbt.revisions.StoreOptions;
 import io.mvbt.revisions.StoreStats;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
@@ -26,7 +25,7 @@ final class CompactCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         StoreFiles.requireStore(store, null);
-        try (Store look = Store.openReadOnly(store)) {
+        try (Store look = Store.openReadOnly(store, StoreFiles.options())) {
             if (!look.droppedRevisions().isEmpty()) {
                 throw new CommandException("the newest revisions of " + store + " do not verify; "
                         + StoreFiles.DROPPED_ADVICE);
@@ -35,7 +34,7 @@ final class CompactCommand implements Callable<Integer> {
         long before = size();
         long started = System.nanoTime();
         StoreStats stats;
-        try (Store s = Store.open(store, StoreOptions.defaults().durability(Durability.NORMAL))) {
+        try (Store s = Store.open(store, StoreFiles.options().durability(Durability.NORMAL))) {
             stats = s.stats();
         } catch (StoreLockedException e) {
             throw new CommandException(e.getMessage() + "; close its writer first");

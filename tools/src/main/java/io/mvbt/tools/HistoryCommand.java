@@ -24,7 +24,6 @@ import io.mvbt.revisions.CheckReport;
 import io.mvbt.revisions.Durability;
 import io.mvbt.revisions.Snapshot;
 import io.mvbt.revisions.Store;
-import io.mvbt.revisions.StoreOptions;
 import io.mvbt.revisions.StoreStats;
 import io.mvbt.revisions.TreeStats;
 import picocli.CommandLine.Command;
@@ -59,7 +58,7 @@ final class HistoryCommand implements Runnable {
                 StoreFiles.requireStore(store, "only 'history import' creates one");
             }
             // Commands that only read go on beside a running writer (innd), read-only.
-            Store s = writes ? Store.open(store, StoreOptions.defaults().durability(Durability.NORMAL))
+            Store s = writes ? Store.open(store, StoreFiles.options().durability(Durability.NORMAL))
                     : StoreFiles.openExisting(store);
             try {
                 if (!create) {

@@ -1,6 +1,10 @@
 package io.mvbt.tools;
 
+import java.nio.file.Path;
+
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
 import picocli.CommandLine;
 
 import io.mvbt.CorruptionException;
@@ -15,13 +19,22 @@ import io.mvbt.CorruptionException;
         exitCodeList = {"0:done; for check: the store is clean", "1:the store is damaged; for history lookup: not found",
             "2:the command line is wrong", "3:anything else failed (missing or locked store, I/O, bad dump)"})
 public final class Main implements Runnable {
+    @Option(names = "--shadow-dir", paramLabel = "DIR", scope = ScopeType.INHERIT,
+            description = "The shadow directory of the store's writer (StoreOptions.shadowDirectory), if it has one.")
+    Path shadowDirectory;
+
     public static void main(String[] args) {
         System.exit(run(args));
     }
 
     /** Runs a command line and returns its exit status (see {@link ExitCodes}). */
     static int run(String... args) {
-        CommandLine cli = new CommandLine(new Main());
+        Main main = new Main();
+        CommandLine cli = new CommandLine(main);
+        cli.setExecutionStrategy(parsed -> {
+            StoreFiles.shadowDirectory = main.shadowDirectory;
+            return new CommandLine.RunLast().execute(parsed);
+        });
         cli.setExecutionExceptionHandler((e, commandLine, parsed) -> {
             commandLine.getErr().println("mvbt " + commandLine.getCommandName() + ": " + describe(e));
             return e instanceof CorruptionException ? ExitCodes.DAMAGED : ExitCodes.FAILED;
@@ -32,6 +45,9 @@ public final class Main implements Runnable {
     private static String describe(Exception e) {
         if (e instanceof java.nio.file.NoSuchFileException) {
             return "no such file: " + e.getMessage();
+        }
+        if (e instanceof io.mvbt.ShadowDirectoryMissingException) {
+            return e.getMessage() + "; mvbt takes it as --shadow-dir DIR";
         }
         if (e instanceof java.io.UncheckedIOException u) {
             return e.getMessage() + ": " + u.getCause().getMessage();

@@ -26,7 +26,7 @@ final class ReadersCommand implements Callable<Integer> {
         if (!java.nio.file.Files.isRegularFile(store)) {
             throw new CommandException("no store at " + store);
         }
-        try (Store s = Store.openReadOnly(store)) {
+        try (Store s = Store.openReadOnly(store, StoreFiles.options())) {
             if (clearStale) {
                 System.out.printf("cleared %d stale slots%n", s.clearStaleReaders());
             }

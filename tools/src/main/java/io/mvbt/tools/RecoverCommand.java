@@ -31,7 +31,7 @@ final class RecoverCommand implements Callable<Integer> {
         StoreFiles.requireStore(store, null);
         StoreFiles.requireAbsent(target);
         long started = System.nanoTime();
-        try (Store s = Store.openReadOnly(store)) {
+        try (Store s = Store.openReadOnly(store, StoreFiles.options())) {
             s.droppedRevisions().forEach(d -> System.out.println("dropped: " + d));
             long revision;
             long total;

@@ -12,7 +12,15 @@ import io.mvbt.revisions.StoreOptions;
 
 /** Opening the stores that commands work on. */
 final class StoreFiles {
+    /** The shadow directory of the stores' writer ({@code --shadow-dir}), or null. */
+    static Path shadowDirectory;
+
     private StoreFiles() {
+    }
+
+    /** Options for opening the store a command works on. */
+    static StoreOptions options() {
+        return StoreOptions.defaults().shadowDirectory(shadowDirectory);
     }
 
     /**
@@ -23,7 +31,7 @@ final class StoreFiles {
      */
     static Store openExisting(Path path) {
         requireStore(path, null);
-        Store look = Store.openReadOnly(path);
+        Store look = Store.openReadOnly(path, options());
         if (!look.droppedRevisions().isEmpty()) {
             System.err.println("note: the newest revisions of " + path + " do not verify; reading revision "
                     + look.revision() + " read-only; " + DROPPED_ADVICE);
@@ -32,12 +40,12 @@ final class StoreFiles {
         look.close();
         try {
             // A command that looks at a store leaves its pages where they are.
-            return Store.open(path, StoreOptions.defaults().durability(Durability.NORMAL).compactAtClose(false));
+            return Store.open(path, options().durability(Durability.NORMAL).compactAtClose(false));
         } catch (WriterByAnotherNameException e) {
             // Its writer would not see a reader by this name either.
             throw e;
         } catch (StoreLockedException e) {
-            Store readOnly = Store.openReadOnly(path);
+            Store readOnly = Store.openReadOnly(path, StoreFiles.options());
             System.err.println("note: " + e.getMessage() + "; reading it read-only beside its writer");
             return readOnly;
         }

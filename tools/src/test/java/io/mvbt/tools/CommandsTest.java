@@ -170,6 +170,34 @@ class CommandsTest {
     }
 
     @Test
+    void aShadowedWritersStoreIsReadWithItsShadowDirectory() throws IOException {
+        Path file = dir.resolve("shadowed.mvbt");
+        Path shadows = Files.createDirectory(dir.resolve("shadows"));
+        StoreOptions options = StoreOptions.defaults().durability(Durability.NORMAL).shadowDirectory(shadows);
+        try (Store writer = Store.open(file, options)) {
+            try (WriteTxn tx = writer.beginWrite()) {
+                Tree t = tx.createTree("t");
+                for (int i = 0; i < 1_000; i++) {
+                    tx.put(t, ByteBuffer.allocate(4).putInt(i).array(), new byte[10]);
+                }
+                tx.commit();
+            }
+            Object[] without = mvbt("stat", file.toString());
+            assertEquals(3, status(without), output(without));
+            for (String[] args : new String[][] {{"--shadow-dir", shadows.toString(), "stat", file.toString()},
+                    {"stat", file.toString(), "--shadow-dir", shadows.toString()}}) {
+                Object[] with = mvbt(args);
+                assertEquals(0, status(with), output(with));
+                assertTrue(output(with).contains("entries 1,000"), output(with));
+            }
+            Object[] check = mvbt("check", "--shadow-dir", shadows.toString(), file.toString());
+            assertEquals(0, status(check), output(check));
+        }
+        Object[] after = mvbt("stat", file.toString());
+        assertEquals(0, status(after), "closed, the writer left every page in the file: " + output(after));
+    }
+
+    @Test
     void aMalformedDumpNamesItsLineAndCreatesNothing() throws IOException {
         Path file = sampleStore();
         Path dump = dir.resolve("a.dump");
