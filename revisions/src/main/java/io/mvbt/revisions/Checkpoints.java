@@ -219,8 +219,12 @@ final class Checkpoints {
             checkpoint(sealer);
         }
         peers.closing(this::releaseFreed);
-        compact(begin);
-        shrinkHoldingWriter(true);
+        try {
+            compact(begin);
+        } finally {
+            // A compaction that failed (a damaged page met on the way) left every commit as it was.
+            shrinkHoldingWriter(true);
+        }
     }
 
     /**

@@ -3,6 +3,7 @@ package io.mvbt.revisions;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import io.mvbt.CorruptionException;
 import io.mvbt.StoreFailedException;
 import io.mvbt.btree.TreeLimits;
 import io.mvbt.testkit.PowerCutPageStore;
@@ -98,6 +100,38 @@ class CompactionTest {
             assertTrue(store.stats().pagesInFile() < pages, "once the reader is gone a close compacts");
             assertHolds(store, model);
             store.check().throwIfDamaged();
+        }
+    }
+
+    @Test
+    void aDamagedPageMetOnTheWayFailsTheCloseAndChangesNothing() throws IOException {
+        Path file = dir.resolve("d.mvbt");
+        StoreOptions keep = StoreOptions.defaults().durability(Durability.NORMAL).compactAtClose(false);
+        Map<String, TreeMap<byte[], byte[]>> model = new HashMap<>();
+        long highest;
+        long revision;
+        try (Store store = Store.open(file, keep)) {
+            spread(store, model, new Random(3), 4096);
+            store.sync();
+            highest = store.stats().pagesInFile() - 1;
+            while (!store.space().inUse.get(highest)) {
+                highest--;
+            }
+            revision = store.revision();
+        }
+        byte[] before = Files.readAllBytes(file);
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file,
+                java.nio.file.StandardOpenOption.WRITE)) {
+            // A byte in the middle of the highest page in use: the compaction must move it, and reads it first.
+            ch.write(java.nio.ByteBuffer.wrap(new byte[] {(byte) ~before[(int) (highest * 4096 + 2048)]}),
+                    highest * 4096 + 2048);
+        }
+        Store store = Store.open(file, StoreOptions.defaults().durability(Durability.NORMAL));
+        CorruptionException e = assertThrows(CorruptionException.class, store::close);
+        assertEquals(highest, e.pageNo(), e.getMessage());
+        try (Store again = Store.open(file, keep)) {
+            assertEquals(revision, again.revision(), "the failed compaction committed nothing");
+            assertEquals(before.length, Files.size(file));
         }
     }
 
