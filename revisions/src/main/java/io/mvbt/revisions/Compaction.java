@@ -11,6 +11,9 @@ import io.mvbt.pagestore.PageStore;
  * and the free map), so all moved pages land below it.
  */
 final class Compaction {
+    /** The least a compaction must give back; tests lower it so that their small stores compact too. */
+    static long minimumGainBytes = 1L << 20;
+
     private Compaction() {
     }
 
@@ -34,6 +37,6 @@ final class Compaction {
 
     private static boolean pays(long pageCount, long limit, int pageSize) {
         long gain = pageCount - limit;
-        return gain >= pageCount / 8 && gain * pageSize >= 1L << 20;
+        return gain >= pageCount / 8 && gain > 0 && gain * pageSize >= minimumGainBytes;
     }
 }

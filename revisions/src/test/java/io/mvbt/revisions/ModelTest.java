@@ -26,6 +26,19 @@ class ModelTest {
         run(new ModelHarness(true, 4096), seeds(15, 1_000));
     }
 
+    /** Every reopen compacts whatever an eighth of the file could give back, however small. */
+    @Test
+    void fileStoreCompactingAtEveryCloseMatchesTheModel() {
+        long saved = Compaction.minimumGainBytes;
+        Compaction.minimumGainBytes = 0;
+        try {
+            run(new ModelHarness(true, 4096), seeds(15, 1_000));
+            run(new ModelHarness(ModelHarness.SHADOWED, 16384), seeds(3, 300));
+        } finally {
+            Compaction.minimumGainBytes = saved;
+        }
+    }
+
     @Test
     void fileStoreWithAShadowMatchesTheModel() {
         run(new ModelHarness(ModelHarness.SHADOWED, 4096), seeds(10, 1_000));
