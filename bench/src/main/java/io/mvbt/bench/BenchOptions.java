@@ -33,7 +33,8 @@ public final class BenchOptions {
                    java -jar bench/target/mvbt-bench.jar jmh [JMH options]
                    java -jar bench/target/mvbt-bench.jar directory [options]  (directory --help)
 
-              --suite S[,S..]     dbbench, history, deleterange, readwhilewriting or all (default dbbench)
+              --suite S[,S..]     dbbench, history, deleterange, readwhilewriting, fillrandom (dbbench's
+                                  phase alone, for the largest sizes) or all (default dbbench)
               --entries N[,N..]   entries loaded (default 1M; 1000000, 1_000_000, 10k and 1M are read);
                                   several sizes run one after the other and add the curve across them
               --reads N           operations of each read phase (default: entries)

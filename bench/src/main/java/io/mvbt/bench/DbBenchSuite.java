@@ -60,16 +60,7 @@ final class DbBenchSuite implements Suite {
         ctx.discardClosed(seq, "fillseq", "fillseq", n);
 
         KvStore db = ctx.open("fillrandom");
-        Permutation order = new Permutation(n, Workload.SEED + 1);
-        ctx.phase("fillrandom", () -> {
-            for (long j = 0; j < n; j++) {
-                long i = order.apply(j);
-                Workload.presentKey(i, key);
-                w.value(i, 0, value);
-                db.put(key, value);
-            }
-            return n;
-        });
+        fillRandom(ctx, db, n);
         ctx.footprint("fillrandom", db, n);
         Rng overwrites = new Rng(Workload.SEED + 2);
         ctx.phase("overwrite", () -> {
@@ -150,6 +141,22 @@ final class DbBenchSuite implements Suite {
             return count;
         });
         ctx.discard(large, "fill100K");
+    }
+
+    /** The fillrandom phase: entries {@code 0..n-1} in a random order, one commit each. */
+    static void fillRandom(RunContext ctx, KvStore db, long n) {
+        byte[] key = new byte[Workload.KEY_SIZE];
+        byte[] value = new byte[Workload.VALUE_SIZE];
+        Permutation order = new Permutation(n, Workload.SEED + 1);
+        ctx.phase("fillrandom", () -> {
+            for (long j = 0; j < n; j++) {
+                long i = order.apply(j);
+                Workload.presentKey(i, key);
+                ctx.workload.value(i, 0, value);
+                db.put(key, value);
+            }
+            return n;
+        });
     }
 
     /** This thread's part of {@code total} operations. */

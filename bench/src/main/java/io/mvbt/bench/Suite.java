@@ -13,7 +13,7 @@ public interface Suite {
     void run(RunContext ctx);
 
     List<Suite> ALL = List.of(new DbBenchSuite(), new HistorySuite(), new DeleteRangeSuite(),
-            new ReadWhileWritingSuite());
+            new ReadWhileWritingSuite(), new FillRandomSuite());
 
     static Suite byName(String name) {
         String want = name.trim().toLowerCase(Locale.ROOT);
@@ -22,6 +22,7 @@ public interface Suite {
                 return s;
             }
         }
-        throw new IllegalArgumentException("unknown suite '" + name + "'; known: dbbench, history, deleterange, readwhilewriting");
+        throw new IllegalArgumentException("unknown suite '" + name
+                + "'; known: dbbench, history, deleterange, readwhilewriting, fillrandom");
     }
 }

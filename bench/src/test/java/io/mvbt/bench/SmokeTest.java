@@ -39,7 +39,7 @@ class SmokeTest {
             }
             if (suite instanceof ReadWhileWritingSuite) {
                 for (Peer peer : Peer.values()) {
-                    for (String phase : List.of("readonly", "rww-read")) {
+                    for (String phase : List.of("readonly", "rww-read", "rww-write")) {
                         String row = suite.name() + ",3000,nosync,1," + peer.id() + ",latency," + phase + ",";
                         String line = csv.stream().filter(l -> l.startsWith(row)).findFirst().orElse(null);
                         assertTrue(line != null, "no latencies for " + row);
