@@ -220,7 +220,9 @@ final class Checkpoints {
         }
         peers.closing(this::releaseFreed);
         try {
-            compact(begin);
+            if (options.compactAtClose()) {
+                compact(begin);
+            }
         } finally {
             // A compaction that failed (a damaged page met on the way) left every commit as it was.
             shrinkHoldingWriter(true);
@@ -232,7 +234,7 @@ final class Checkpoints {
      * reader would pin the moved pages where they are.
      */
     private void compact(Supplier<WriteTxn> begin) {
-        if (!options.compactAtClose() || !inPlace || health.failure() != null || health.damage() != null) {
+        if (!durable || !inPlace || health.failure() != null || health.damage() != null) {
             return;
         }
         releaseFreed();
@@ -249,6 +251,23 @@ final class Checkpoints {
         if (committed) {
             checkpoint(sealer);
             releaseFreed();
+        }
+    }
+
+    /**
+     * {@link Store#compact()}, holding the writer permit in its turn: a checkpoint, the compaction if
+     * it pays, and the free tail back; the writer's next pages are then prefaulted afresh.
+     */
+    void compactHoldingWriter(Supplier<WriteTxn> begin) {
+        checkpoint();
+        try {
+            compact(begin);
+        } finally {
+            shrinkHoldingWriter(false);
+            if (health.failure() == null && learnCheckpoints()) {
+                releaseFreed();
+                prefaultUpcoming();
+            }
         }
     }
 

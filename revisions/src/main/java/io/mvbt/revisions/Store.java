@@ -560,6 +560,40 @@ public final class Store implements AutoCloseable {
         checkUnfailed();
     }
 
+    /**
+     * Moves the pages in use down so that the file ends at its last used page, as a close does
+     * ({@link StoreOptions#compactAtClose}): when an eighth of the file and 1 MiB would go and no
+     * snapshot, here or in another process, holds a freed page, one commit copies the pages above
+     * what the store needs into free ones, and a checkpoint makes it durable. For stores that stay
+     * open (after an expiry, say). Waits for the write transaction like {@link #beginWrite()}.
+     * Returns the bytes the file gave back.
+     */
+    public long compact() {
+        checkUnfailed();
+        long before = pages.pageCount();
+        holdingWriter("compact", () -> checkpoints.compactHoldingWriter(this::beginInternalWrite));
+        checkUnfailed();
+        return (before - pages.pageCount()) * pages.pageSize();
+    }
+
+    /** Runs {@code work} holding the writer permit in a turn, as a write transaction would. */
+    private void holdingWriter(String what, Runnable work) {
+        Duration timeout = options.writeTimeout();
+        try {
+            if (!writer.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+                throw new WriteTimeoutException(what + " waited " + timeout + " for the write transaction to end");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new WriteTimeoutException("interrupted while waiting for the write transaction");
+        }
+        try (Peers.Turn turn = peers.takeTurn(timeout.toNanos(), what, timeout)) {
+            work.run();
+        } finally {
+            writer.release();
+        }
+    }
+
     // ------------------------------------------------------------------ state
 
     void checkOpen() {

@@ -76,6 +76,39 @@ class CompactionTest {
     }
 
     @Test
+    void compactGivesTheSpaceBackToAStoreThatStaysOpen() throws IOException {
+        Path file = dir.resolve("open.mvbt");
+        Map<String, TreeMap<byte[], byte[]>> model = new HashMap<>();
+        try (Store store = Store.open(file, StoreOptions.defaults().durability(Durability.NORMAL))) {
+            spread(store, model, new Random(5), 4096);
+            store.sync();
+            long before = Files.size(file);
+            try (Snapshot pinned = store.beginRead()) {
+                store.compact();
+                // The moved pages' old copies are the snapshot's: it reads what it read.
+                assertHolds(store, pinned, model);
+                assertTrue(store.stats().pagesWaitingForReaders() > 0, "the snapshot pins the old copies");
+            }
+            long given = store.compact();
+            assertTrue(given > 0 && Files.size(file) == before - given && Files.size(file) < before / 2,
+                    before + " bytes before, " + given + " given back");
+            assertEquals(0, store.stats().pagesWaitingForReaders());
+            store.check().throwIfDamaged();
+            assertHolds(store, model);
+            try (WriteTxn tx = store.beginWrite()) {
+                tx.put(store.tree("a"), "after".getBytes(), "compaction".getBytes());
+                tx.commit();
+            }
+            model.get("a").put("after".getBytes(), "compaction".getBytes());
+            assertHolds(store, model);
+        }
+        try (Store store = Store.open(file)) {
+            assertHolds(store, model);
+            store.check().throwIfDamaged();
+        }
+    }
+
+    @Test
     void aReaderElsewhereKeepsThePagesWhereTheyAre() {
         Path file = dir.resolve("r.mvbt");
         StoreOptions options = StoreOptions.defaults().durability(Durability.NORMAL);
