@@ -54,7 +54,7 @@ public final class TreeEditor {
      * edit a tree with this editor.
      */
     private final org.agrona.collections.LongArrayList detachedNow = new org.agrona.collections.LongArrayList();
-    /** Pages {@link #relocate} moved, over the editor's life. */
+    /** Pages the running {@link #relocate} moved. */
     private long relocatedPages;
 
     public TreeEditor(TreeLimits limits) {
@@ -222,13 +222,13 @@ public final class TreeEditor {
         if (tree.isEmpty()) {
             return 0;
         }
-        long before = relocatedPages;
+        relocatedPages = 0;
         long moved = relocateNode(tree.page, tree.revision, tree.depth - 1, limit);
         if (moved >= 0) {
             tree.page = moved;
             tree.revision = w.revision();
         }
-        return relocatedPages - before;
+        return relocatedPages;
     }
 
     /** Branch pages of the tree: those a {@link #relocate} may copy without moving them. Reads no leaf. */

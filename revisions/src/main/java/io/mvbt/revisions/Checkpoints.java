@@ -263,11 +263,7 @@ final class Checkpoints {
         try {
             compact(begin);
         } finally {
-            shrinkHoldingWriter(false);
-            if (health.failure() == null && learnCheckpoints()) {
-                releaseFreed();
-                prefaultUpcoming();
-            }
+            shrinkAndPrefault(false);
         }
     }
 
@@ -467,14 +463,21 @@ final class Checkpoints {
             return;
         }
         try {
-            shrinkHoldingWriter(always);
-            if (health.failure() == null && learnCheckpoints()) {
-                // The writer is idle: its next pages are prefaulted now, not at its next transaction.
-                releaseFreed();
-                prefaultUpcoming();
-            }
+            shrinkAndPrefault(always);
         } finally {
             writer.release();
+        }
+    }
+
+    /**
+     * Gives a large free tail back, and if a checkpoint ran since the writer last looked, prefaults
+     * its next pages now (the writer is idle), not at its next transaction.
+     */
+    private void shrinkAndPrefault(boolean always) {
+        shrinkHoldingWriter(always);
+        if (health.failure() == null && learnCheckpoints()) {
+            releaseFreed();
+            prefaultUpcoming();
         }
     }
 

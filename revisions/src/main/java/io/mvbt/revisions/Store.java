@@ -579,14 +579,7 @@ public final class Store implements AutoCloseable {
     /** Runs {@code work} holding the writer permit in a turn, as a write transaction would. */
     private void holdingWriter(String what, Runnable work) {
         Duration timeout = options.writeTimeout();
-        try {
-            if (!writer.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
-                throw new WriteTimeoutException(what + " waited " + timeout + " for the write transaction to end");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new WriteTimeoutException("interrupted while waiting for the write transaction");
-        }
+        writer.acquire(what, timeout);
         try (Peers.Turn turn = peers.takeTurn(timeout.toNanos(), what, timeout)) {
             work.run();
         } finally {

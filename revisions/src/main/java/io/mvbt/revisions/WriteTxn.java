@@ -452,8 +452,7 @@ public final class WriteTxn extends View implements AutoCloseable {
             }
             long branches = TreeEditor.branchPages(pages, catalog);
             for (Catalog.Entry e : Catalog.list(pages, catalog, base.fresh, true)) {
-                branches += TreeEditor.branchPages(pages, e.name.equals(Garbage.NAME)
-                        ? rootOf(store.garbageTree()) : e.root);
+                branches += TreeEditor.branchPages(pages, rootOf(handleOf(e)));
             }
             return branches;
         } catch (RuntimeException e) {
@@ -474,7 +473,7 @@ public final class WriteTxn extends View implements AutoCloseable {
         try {
             long moved = 0;
             for (Catalog.Entry e : Catalog.list(pages, catalog, base.fresh, true)) {
-                TreeState state = state(e.name.equals(Garbage.NAME) ? store.garbageTree() : store.tree(e.name));
+                TreeState state = state(handleOf(e));
                 long m = state.exists ? editor.relocate(pages, state.root, limit) : 0;
                 if (m > 0) {
                     state.dirty = true;
@@ -489,6 +488,11 @@ public final class WriteTxn extends View implements AutoCloseable {
         } catch (Error e) {
             throw poisoned(e);
         }
+    }
+
+    /** The handle of a tree the catalog lists, internal ones included. */
+    private Tree handleOf(Catalog.Entry e) {
+        return e.name.equals(Garbage.NAME) ? store.garbageTree() : store.tree(e.name);
     }
 
     @Override
