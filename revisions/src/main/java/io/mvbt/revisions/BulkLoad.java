@@ -36,6 +36,9 @@ public final class BulkLoad implements AutoCloseable {
         check(key.length);
         try {
             loader.add(key, View.BYTE_BASE, key.length, value, View.BYTE_BASE, value.length);
+            if (txn.redo() != null) {
+                txn.redo().loadAdd(key, View.BYTE_BASE, key.length, value, View.BYTE_BASE, value.length);
+            }
         } catch (RuntimeException e) {
             throw txn.poisoned(e);
         }
@@ -46,6 +49,10 @@ public final class BulkLoad implements AutoCloseable {
         try {
             loader.add(key.byteArray(), key.addressOffset(), key.capacity(), value.byteArray(), value.addressOffset(),
                     value.capacity());
+            if (txn.redo() != null) {
+                txn.redo().loadAdd(key.byteArray(), key.addressOffset(), key.capacity(), value.byteArray(),
+                        value.addressOffset(), value.capacity());
+            }
         } catch (RuntimeException e) {
             throw txn.poisoned(e);
         }

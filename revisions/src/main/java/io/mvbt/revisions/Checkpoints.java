@@ -45,6 +45,8 @@ final class Checkpoints {
     private volatile long count;
     /** The value of {@link #count} the writer last saw (holding the writer permit). */
     private long countSeen;
+    /** The redo log, whose covered segments each checkpoint deletes; null if none. */
+    private volatile RedoLog log;
 
     Checkpoints(PageStore pages, Writeback writeback, StoreOptions options, Publisher publisher, ReaderRegistry registry,
             ReaderSlots slots, Peers peers, Holders holders, FreeSpace space, Health health, Adoption adoption,
@@ -96,6 +98,11 @@ final class Checkpoints {
 
     long count() {
         return count;
+    }
+
+    /** Checkpoints from now on let go of the redo log's segments they cover. */
+    void log(RedoLog redoLog) {
+        this.log = redoLog;
     }
 
     long pagesPrefaulted() {
@@ -312,6 +319,10 @@ final class Checkpoints {
         }
         if (inPlace) {
             steadyInPlace(slot, sealer, sealed);
+            RedoLog redo = log;
+            if (redo != null) {
+                redo.checkpointed(publisher.durableRevision());
+            }
         } else {
             steadySent(slot, sealer, sealed);
         }
@@ -495,6 +506,10 @@ final class Checkpoints {
         }
         space.shrinkTo(tail);
         Revision base = publisher.latest();
+        RedoLog redo = log;
+        if (redo != null) {
+            redo.unchanged(base.revision + 1);
+        }
         long durableRevision = publisher.durableRevision();
         Revision r = new Revision(base.revision + 1, durableRevision, base.catalog, base.fresh, tail,
                 System.currentTimeMillis(), base.freeMapRoot, base.freeMapRevision, base.freeMapHeight, base.roots)

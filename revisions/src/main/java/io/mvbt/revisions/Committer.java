@@ -26,6 +26,8 @@ final class Committer {
     private final Adoption adoption;
     /** The writer's pages held in a shadow; null if none. */
     private final DirtyPages dirty;
+    /** Records every commit; null for a store without one. */
+    private RedoLog log;
     /** Commits since the free map was last flushed. */
     private long commitsSinceFlush;
 
@@ -44,16 +46,44 @@ final class Committer {
         this.dirty = dirty;
     }
 
-    /** Publishes revision {@code revision} with these roots, durable as {@code durability} says. */
-    void commit(long revision, TreeRoot catalog, FreshRoots fresh, TreeRoot[] roots, Durability durability) {
+    /** From now on commits go to {@code log}. */
+    void log(RedoLog redoLog) {
+        this.log = redoLog;
+    }
+
+    /** The record a new transaction fills for the redo log, or null if there is none. */
+    RedoRecord beginRecord() {
+        return log == null ? null : log.begin();
+    }
+
+    /**
+     * Publishes revision {@code revision} with these roots, durable as {@code durability} says:
+     * with a redo log, by its record ({@code redo}), the pages following at a checkpoint.
+     */
+    void commit(long revision, TreeRoot catalog, FreshRoots fresh, TreeRoot[] roots, Durability durability,
+            RedoRecord redo) {
         health.checkWritable(pages.describe());
         txnPages.writePrivate();
         flushFreeMapIfDue();
         space.reportWritten();
+        Durability pagesDurability = redo == null ? durability : logged(revision, redo, durability);
         checkpoints.publishCommit(revision, durable -> revisionOf(revision, durable, catalog, fresh, roots),
-                durability);
-        checkpoints.written(space.takePagesWritten(), durability);
+                pagesDurability);
+        checkpoints.written(space.takePagesWritten(), pagesDurability);
         releaseHolders(revision);
+    }
+
+    /**
+     * Appends the commit's record to the redo log (syncing it for SYNC). A failure fails the store,
+     * as a failed fsync does: the record may be in the log, and must not be followed by another of
+     * the same revision.
+     */
+    private Durability logged(long revision, RedoRecord redo, Durability durability) {
+        try {
+            return log.commit(revision, redo, durability);
+        } catch (StorageException e) {
+            throw health.syncFailed(e, "writing the redo log failed");
+        }
     }
 
     /** Throws away what an aborted transaction took: its pages, and a free map it flushed. */

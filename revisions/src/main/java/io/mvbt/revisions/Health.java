@@ -68,11 +68,16 @@ final class Health {
         try {
             sync.run();
         } catch (StorageException e) {
-            failed(e);
-            // An interrupt that closed the channel is no disk failure, and is not reported as one.
-            throw new StoreFailedException((channelClosed(e) ? "" : what + "; ")
-                    + "the store refuses further writes until it is reopened: " + e.getMessage(), e);
+            throw syncFailed(e, what);
         }
+    }
+
+    /** A step toward durability failed: the store refuses further writes. Returns the exception to throw. */
+    StoreFailedException syncFailed(StorageException e, String what) {
+        failed(e);
+        // An interrupt that closed the channel is no disk failure, and is not reported as one.
+        return new StoreFailedException((channelClosed(e) ? "" : what + "; ")
+                + "the store refuses further writes until it is reopened: " + e.getMessage(), e);
     }
 
     /**

@@ -85,6 +85,8 @@ public final class Store implements AutoCloseable {
     /** The internal tree listing detached subtrees not yet freed. */
     private final Tree garbageTree = new Tree(Garbage.NAME, treeIds.getAndIncrement(), this, true);
     private volatile boolean closed;
+    /** The redo log commits go to ({@link StoreOptions#redoLog}); null if none. */
+    private volatile RedoLog log;
     private long lastSlowReaderScan = System.nanoTime() - 1_000_000_000L;
     private long lastStaleScan = System.nanoTime();
     /** Write transactions since the clock was last read for the stale-reader scan (writer thread only). */
@@ -125,7 +127,8 @@ public final class Store implements AutoCloseable {
         this.space = new FreeSpace(pages, writeback);
         FreeMap freeMap = new FreeMap(pages.pageSize());
         // Where every commit syncs, each leaves its pages clean: build the next ones off the mapping.
-        boolean syncs = options.durability() == Durability.SYNC && pages.durable() && writeback.reusesPages();
+        boolean syncs = options.durability() == Durability.SYNC && pages.durable() && writeback.reusesPages()
+                && !options.redoLog();
         FilePageStore shadowed = options.shadowDirectory() != null ? deployment.shadowed : null;
         this.shadows = shadowed != null ? new Shadows(options.shadowDirectory(), shadowed) : null;
         this.dirty = shadowed != null && !shadowed.readOnly() ? new DirtyPages(shadowed) : null;
@@ -177,6 +180,14 @@ public final class Store implements AutoCloseable {
     public static Store open(Path path, StoreOptions options) {
         NativeAccess.require();
         boolean shared = options.sharedWriters();
+        if (shared && options.redoLog()) {
+            throw new IllegalArgumentException("a redo log is kept by a sole writer: sharedWriters and redoLog exclude "
+                    + "each other");
+        }
+        if (shared && RedoFiles.present(path)) {
+            throw new IllegalStateException("store " + path + " has a redo log: open it once without sharedWriters, "
+                    + "which replays and removes it");
+        }
         FilePageStore file = shared
                 ? FilePageStore.openShared(path, options.pageSize(), MetaPage::detectPageSize, options.maxReaders(),
                         options.writeTimeout().toNanos())
@@ -191,7 +202,8 @@ public final class Store implements AutoCloseable {
                             s.fileFollower(file, false)))
                     : new Deployment(registry, false, inPlace, options.prefault() ? new Prefaulter(file,
                             file.describe()) : null, file, s -> new SolePeers(s.registry, s.slots, s.publisher));
-            return new Store(file, options, file.created(), deployment);
+            Store store = new Store(file, options, file.created(), deployment);
+            return shared ? store : store.withRedoLog(new RedoFiles(path), file.created());
         } catch (RuntimeException | Error e) {
             file.close();
             throw e;
@@ -245,11 +257,17 @@ public final class Store implements AutoCloseable {
      * For tests that bring their own storage (a simulated disk, say).
      */
     static Store over(PageStore pages, StoreOptions options, boolean create) {
+        return over(pages, options, create, null);
+    }
+
+    /** {@link #over(PageStore, StoreOptions, boolean)} with a redo log in {@code redo} (tests), if not null. */
+    static Store over(PageStore pages, StoreOptions options, boolean create, RedoStorage redo) {
         NativeAccess.require();
         ReaderRegistry registry = ReaderRegistry.inMemory(options.maxReaders());
         if (!(pages instanceof RemotePageStore remote)) {
-            return new Store(pages, options, create, new Deployment(registry, false, Writeback.inPlace(pages), null, null,
-                    s -> new SolePeers(s.registry, s.slots, s.publisher)));
+            Store store = new Store(pages, options, create, new Deployment(registry, false, Writeback.inPlace(pages),
+                    null, null, s -> new SolePeers(s.registry, s.slots, s.publisher)));
+            return redo == null ? store : store.withRedoLog(redo, create);
         }
         SharedPages shared = remote.shared();
         Writeback sent = Writeback.sent(remote);
@@ -270,6 +288,42 @@ public final class Store implements AutoCloseable {
 
     public static Store inMemory(StoreOptions options) {
         return over(new MemoryPageStore(options.pageSize()), options, true);
+    }
+
+    /**
+     * The second half of opening a sole writer's store: the records of a redo log left in
+     * {@code storage} are replayed and checkpointed, its segments deleted, and, if the options ask
+     * for one, a new log started. A store just {@code created} deletes what segments it finds: they
+     * are of a store that was deleted, and cannot apply. Closes the store if this fails.
+     */
+    private Store withRedoLog(RedoStorage storage, boolean created) {
+        try {
+            long[] left = storage.segments();
+            if (options.redoLog() || left.length > 0) {
+                RedoLog redo = new RedoLog(storage, publisher.storeId());
+                if (created && left.length > 0) {
+                    System.getLogger("io.mvbt.recovery").log(System.Logger.Level.WARNING, "deleting "
+                            + left.length + " redo segment(s) of a deleted store beside new store " + describe());
+                } else if (RedoReplay.run(this, storage, publisher.storeId()) > 0) {
+                    holdingWriter("replay", checkpoints::checkpointHoldingWriter);
+                    checkUnfailed();
+                }
+                redo.start(options.redoLog());
+                if (options.redoLog()) {
+                    committer.log(redo);
+                    checkpoints.log(redo);
+                    log = redo;
+                }
+            }
+            return this;
+        } catch (RuntimeException | Error e) {
+            try {
+                close();
+            } catch (RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
     }
 
     private FileFollower fileFollower(FilePageStore file, boolean readOnly) {
@@ -551,12 +605,18 @@ public final class Store implements AutoCloseable {
     // ------------------------------------------------------------------ durability
 
     /**
-     * Makes every commit so far durable (a checkpoint), and returns the free tail of the file (not
-     * once {@link #check} found the store damaged).
+     * Makes every commit so far durable: with a {@link StoreOptions#redoLog redo log}, one sync of
+     * the log; otherwise a checkpoint, after which the free tail of the file goes back (not once
+     * {@link #check} found the store damaged).
      */
     public void sync() {
         checkUnfailed();
-        checkpoints.sync();
+        RedoLog redo = log;
+        if (redo != null) {
+            health.sync(redo::sync, "syncing the redo log failed");
+        } else {
+            checkpoints.sync();
+        }
         checkUnfailed();
     }
 
@@ -657,7 +717,9 @@ public final class Store implements AutoCloseable {
         checkOpen();
         long[] readers = registry.summary();
         long age = readers[2] < 0 ? -1 : Math.max(0, System.currentTimeMillis() - readers[2]);
-        return new StoreStats(latest().revision, durableRevision(), readers[0], readers[1], age, pages.pageSize(),
+        RedoLog redo = log;
+        long durable = redo == null ? durableRevision() : Math.max(durableRevision(), redo.synced());
+        return new StoreStats(latest().revision, durable, readers[0], readers[1], age, pages.pageSize(),
                 pages.pageCount(), space.inUse.cardinality(), space.reusable.cardinality(), space.pending.pages(),
                 space.lastCommitPages(), writerWaits.get(), publisher.lockWaits(), checkpoints.count(),
                 checkpoints.pagesPrefaulted());
@@ -782,6 +844,12 @@ public final class Store implements AutoCloseable {
             if (dirty != null) {
                 // Not checkpointed: the next open reads the pages from the shadow and writes them.
                 dirty.detach(false);
+            }
+            RedoLog redo = log;
+            if (redo != null) {
+                // Its segments go once every commit is durable in the file; else the next open replays them.
+                redo.close(health.failure() == null && durableRevision() == latest().revision
+                        && publisher.headIsSteady());
             }
             // Snapshots left open stop holding their revisions here: the reader table outlives this
             // store object, and a later close of theirs must not clear a slot another took since.

@@ -39,10 +39,11 @@ public final class StoreOptions {
     private final boolean checked;
     private final Path shadowDirectory;
     private final boolean compactAtClose;
+    private final boolean redoLog;
 
     private StoreOptions(int pageSize, Durability durability, Duration checkpointInterval, long checkpointBytes,
             Duration writeTimeout, SlowReaderPolicy slowReaders, int maxReaders, boolean sharedWriters,
-            boolean prefault, boolean checked, Path shadowDirectory, boolean compactAtClose) {
+            boolean prefault, boolean checked, Path shadowDirectory, boolean compactAtClose, boolean redoLog) {
         this.pageSize = pageSize;
         this.durability = durability;
         this.checkpointInterval = checkpointInterval;
@@ -55,12 +56,13 @@ public final class StoreOptions {
         this.checked = checked;
         this.shadowDirectory = shadowDirectory;
         this.compactAtClose = compactAtClose;
+        this.redoLog = redoLog;
     }
 
     public static StoreOptions defaults() {
         return new StoreOptions(4096, Durability.SYNC, Duration.ofSeconds(5), 1L << 30, Duration.ofSeconds(10),
                 SlowReaderPolicy.none(), 1024, false, true,
-                Boolean.getBoolean("mvbt.checked"), null, true);
+                Boolean.getBoolean("mvbt.checked"), null, true, false);
     }
 
     /** Page size of a store created with these options (a power of two, 4096 to 65536); an existing store keeps its own. */
@@ -70,7 +72,7 @@ public final class StoreOptions {
                     + " to " + PageStore.MAX_PAGE_SIZE + ", not " + pageSize);
         }
         return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout, slowReaders,
-                maxReaders, sharedWriters, prefault, checked, shadowDirectory, compactAtClose);
+                maxReaders, sharedWriters, prefault, checked, shadowDirectory, compactAtClose, redoLog);
     }
 
     /**
@@ -80,7 +82,7 @@ public final class StoreOptions {
      */
     public StoreOptions durability(Durability durability) {
         return new StoreOptions(pageSize, Objects.requireNonNull(durability), checkpointInterval, checkpointBytes,
-                writeTimeout, slowReaders, maxReaders, sharedWriters, prefault, checked, shadowDirectory, compactAtClose);
+                writeTimeout, slowReaders, maxReaders, sharedWriters, prefault, checked, shadowDirectory, compactAtClose, redoLog);
     }
 
     /** Longest time between checkpoints in {@link Durability#NORMAL} mode (while there are commits). */
@@ -89,7 +91,7 @@ public final class StoreOptions {
             throw new IllegalArgumentException("checkpoint interval must be positive");
         }
         return new StoreOptions(pageSize, durability, interval, checkpointBytes, writeTimeout, slowReaders,
-                maxReaders, sharedWriters, prefault, checked, shadowDirectory, compactAtClose);
+                maxReaders, sharedWriters, prefault, checked, shadowDirectory, compactAtClose, redoLog);
     }
 
     /**
@@ -102,7 +104,7 @@ public final class StoreOptions {
             throw new IllegalArgumentException("checkpoint bytes must be positive");
         }
         return new StoreOptions(pageSize, durability, checkpointInterval, bytes, writeTimeout, slowReaders,
-                maxReaders, sharedWriters, prefault, checked, shadowDirectory, compactAtClose);
+                maxReaders, sharedWriters, prefault, checked, shadowDirectory, compactAtClose, redoLog);
     }
 
     /** How long {@link Store#beginWrite()} waits for the running write transaction. */
@@ -111,13 +113,13 @@ public final class StoreOptions {
             throw new IllegalArgumentException("write timeout must not be negative");
         }
         return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, timeout, slowReaders,
-                maxReaders, sharedWriters, prefault, checked, shadowDirectory, compactAtClose);
+                maxReaders, sharedWriters, prefault, checked, shadowDirectory, compactAtClose, redoLog);
     }
 
     /** What to do about snapshots that hold old revisions too long (default: nothing). */
     public StoreOptions slowReaders(SlowReaderPolicy policy) {
         return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout,
-                Objects.requireNonNull(policy), maxReaders, sharedWriters, prefault, checked, shadowDirectory, compactAtClose);
+                Objects.requireNonNull(policy), maxReaders, sharedWriters, prefault, checked, shadowDirectory, compactAtClose, redoLog);
     }
 
     /**
@@ -130,7 +132,7 @@ public final class StoreOptions {
             throw new IllegalArgumentException("max readers must be from 1 to " + (1 << 20) + ", not " + maxReaders);
         }
         return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout, slowReaders,
-                maxReaders, sharedWriters, prefault, checked, shadowDirectory, compactAtClose);
+                maxReaders, sharedWriters, prefault, checked, shadowDirectory, compactAtClose, redoLog);
     }
 
     /**
@@ -144,7 +146,7 @@ public final class StoreOptions {
      */
     public StoreOptions sharedWriters(boolean shared) {
         return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout, slowReaders,
-                maxReaders, shared, prefault, checked, shadowDirectory, compactAtClose);
+                maxReaders, shared, prefault, checked, shadowDirectory, compactAtClose, redoLog);
     }
 
     /**
@@ -159,7 +161,7 @@ public final class StoreOptions {
      */
     public StoreOptions prefault(boolean on) {
         return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout, slowReaders,
-                maxReaders, sharedWriters, on, checked, shadowDirectory, compactAtClose);
+                maxReaders, sharedWriters, on, checked, shadowDirectory, compactAtClose, redoLog);
     }
 
     /**
@@ -174,7 +176,7 @@ public final class StoreOptions {
      */
     public StoreOptions checked(boolean on) {
         return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout, slowReaders,
-                maxReaders, sharedWriters, prefault, on, shadowDirectory, compactAtClose);
+                maxReaders, sharedWriters, prefault, on, shadowDirectory, compactAtClose, redoLog);
     }
 
     public int pageSize() {
@@ -226,7 +228,7 @@ public final class StoreOptions {
      */
     public StoreOptions shadowDirectory(Path directory) {
         return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout, slowReaders,
-                maxReaders, sharedWriters, prefault, checked, directory, compactAtClose);
+                maxReaders, sharedWriters, prefault, checked, directory, compactAtClose, redoLog);
     }
 
     /**
@@ -238,7 +240,29 @@ public final class StoreOptions {
      */
     public StoreOptions compactAtClose(boolean on) {
         return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout, slowReaders,
-                maxReaders, sharedWriters, prefault, checked, shadowDirectory, on);
+                maxReaders, sharedWriters, prefault, checked, shadowDirectory, on, redoLog);
+    }
+
+    /**
+     * Whether the sole writer of a file keeps a redo log (default: no): every commit appends a
+     * record of its changes to {@code STORE.redo-*} files beside the store, and a SYNC commit or
+     * {@link Store#sync()} syncs that log instead of writing every page the commits touched. The
+     * pages reach the file at checkpoints, each of which deletes the log segments it covers; an
+     * open after a crash or power cut replays the records after the last checkpoint. Pays when
+     * small commits that must be durable land on scattered pages (a history table's sync every
+     * 10,000 articles); a transaction of more than 64 MiB of changes is made durable by syncing its
+     * pages instead. A store whose log was left by a crash is replayed by the next writer however
+     * it opens; read-only opens see the file as the last checkpoint and the commits since left it.
+     * Refused together with {@link #sharedWriters}; stores in memory and on remote page stores
+     * ignore it.
+     */
+    public StoreOptions redoLog(boolean on) {
+        return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout, slowReaders,
+                maxReaders, sharedWriters, prefault, checked, shadowDirectory, compactAtClose, on);
+    }
+
+    public boolean redoLog() {
+        return redoLog;
     }
 
     public boolean compactAtClose() {

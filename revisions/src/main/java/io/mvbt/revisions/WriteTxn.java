@@ -42,6 +42,8 @@ public final class WriteTxn extends View implements AutoCloseable {
     /** The list of detached subtrees, once this transaction uses it. */
     private Garbage garbage;
     private BulkLoad load;
+    /** This transaction's changes for the redo log; null if the store keeps none (or replays it). */
+    private final RedoRecord redo;
     private RuntimeException poisoned;
     private boolean finished;
 
@@ -95,6 +97,7 @@ public final class WriteTxn extends View implements AutoCloseable {
         this.catalog = scratch.catalog;
         catalog.copyFrom(base.catalog);
         pages.begin(revision, base.reader(store.access()));
+        this.redo = committer.beginRecord();
     }
 
     @Override
@@ -181,6 +184,9 @@ public final class WriteTxn extends View implements AutoCloseable {
         changing();
         state.dirty = true;
         load = new BulkLoad(this, state.tree, editor.loader(pages, state.root, fill));
+        if (redo != null) {
+            redo.load(state.tree, fill);
+        }
         return load;
     }
 
@@ -192,7 +198,15 @@ public final class WriteTxn extends View implements AutoCloseable {
     void loadEnded(BulkLoad ended) {
         if (load == ended) {
             load = null;
+            if (redo != null) {
+                redo.loadEnd();
+            }
         }
+    }
+
+    /** See {@link #redo}. */
+    RedoRecord redo() {
+        return redo;
     }
 
     /** After a failure that left a tree half-changed: the transaction may only be aborted. */
@@ -286,6 +300,9 @@ public final class WriteTxn extends View implements AutoCloseable {
         state.root.clear();
         state.exists = true;
         state.dirty = true;
+        if (redo != null) {
+            redo.createTree(tree);
+        }
         return tree;
     }
 
@@ -318,6 +335,9 @@ public final class WriteTxn extends View implements AutoCloseable {
         }
         state.exists = false;
         state.dirty = true;
+        if (redo != null) {
+            redo.dropTree(state.tree);
+        }
         return true;
     }
 
@@ -343,8 +363,12 @@ public final class WriteTxn extends View implements AutoCloseable {
         changing();
         state.dirty = true;
         try {
-            return editor.deleteRange(pages, state.root, from, BYTE_BASE, from.length, to, BYTE_BASE, to.length,
+            long deleted = editor.deleteRange(pages, state.root, from, BYTE_BASE, from.length, to, BYTE_BASE, to.length,
                     garbage());
+            if (redo != null) {
+                redo.deleteRange(state.tree, from, to);
+            }
+            return deleted;
         } catch (RuntimeException e) {
             throw poisoned(e);
         } catch (Error e) {
@@ -405,7 +429,11 @@ public final class WriteTxn extends View implements AutoCloseable {
         changing();
         state.dirty = true;
         try {
-            return editor.put(pages, state.root, keyBase, keyOff, keyLen, valueBase, valueOff, valueLen);
+            boolean added = editor.put(pages, state.root, keyBase, keyOff, keyLen, valueBase, valueOff, valueLen);
+            if (redo != null) {
+                redo.put(state.tree, keyBase, keyOff, keyLen, valueBase, valueOff, valueLen);
+            }
+            return added;
         } catch (RuntimeException e) {
             throw poisoned(e);
         } catch (Error e) {
@@ -430,6 +458,9 @@ public final class WriteTxn extends View implements AutoCloseable {
         try {
             boolean deleted = editor.delete(pages, state.root, keyBase, keyOff, keyLen);
             state.dirty |= deleted;
+            if (deleted && redo != null) {
+                redo.delete(state.tree, keyBase, keyOff, keyLen);
+            }
             return deleted;
         } catch (RuntimeException e) {
             throw poisoned(e);
@@ -541,7 +572,7 @@ public final class WriteTxn extends View implements AutoCloseable {
             if (store.options().checked()) {
                 check();
             }
-            committer.commit(revision, catalog, fresh, roots, durability);
+            committer.commit(revision, catalog, fresh, roots, durability, redo);
             done = true;
         } catch (StorageException e) {
             throw committer.writeFailed(e);

@@ -4,7 +4,7 @@ import java.nio.file.Path;
 
 /**
  * The process a crash test kills: opens the store (arguments: path, durability, checkpoint
- * interval in ms, and optionally the shadow directory), continues the {@link CrashWorkload} from
+ * interval in ms, and optionally the shadow directory and {@code --redo-log}), continues the {@link CrashWorkload} from
  * the counter it finds, and prints "committed N" after each commit returns.
  */
 public final class CrashChild {
@@ -16,8 +16,8 @@ public final class CrashChild {
         Durability durability = Durability.valueOf(args[1]);
         StoreOptions options = StoreOptions.defaults().durability(durability)
                 .checkpointInterval(java.time.Duration.ofMillis(Long.parseLong(args[2])));
-        if (args.length > 3) {
-            options = options.shadowDirectory(Path.of(args[3]));
+        for (int i = 3; i < args.length; i++) {
+            options = args[i].equals("--redo-log") ? options.redoLog(true) : options.shadowDirectory(Path.of(args[i]));
         }
         try (Store store = Store.open(path, options)) {
             Tree tree = store.tree(CrashWorkload.TREE);

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 /** docs/format.md names constants of the code with their values; they must agree. */
 class FormatDocTest {
     private static final Pattern CONSTANT = Pattern.compile(
-            "`(MetaPage|PageHeader|Node|Overflow|FreeMap)\\.([A-Z_]+)` (?:\\| )?=? ?(\\d+)");
+            "`(MetaPage|PageHeader|Node|Overflow|FreeMap|RedoLog|RedoRecord)\\.([A-Z_]+)` (?:\\| )?=? ?(\\d+)");
 
     @Test
     void formatDocumentMatchesTheCode() throws Exception {
@@ -25,6 +25,8 @@ class FormatDocTest {
             Class<?> owner = switch (m.group(1)) {
                 case "MetaPage" -> MetaPage.class;
                 case "FreeMap" -> FreeMap.class;
+                case "RedoLog" -> RedoLog.class;
+                case "RedoRecord" -> RedoRecord.class;
                 case "PageHeader" -> io.mvbt.btree.PageHeader.class;
                 case "Node" -> io.mvbt.btree.Node.class;
                 default -> io.mvbt.btree.Overflow.class;

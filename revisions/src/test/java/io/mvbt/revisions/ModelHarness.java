@@ -119,6 +119,24 @@ final class ModelHarness {
         }
     };
 
+    /** A file whose writer keeps a redo log ({@link RedoLog}). */
+    static final Storage LOGGED = new Storage() {
+        @Override
+        public Store open(Path dir, StoreOptions options) {
+            return Store.open(dir.resolve("model.mvbt"), options.redoLog(true));
+        }
+
+        @Override
+        public boolean durable() {
+            return true;
+        }
+
+        @Override
+        public String describe() {
+            return "file with a redo log";
+        }
+    };
+
     private final Storage storage;
     private final boolean file;
     private final int pageSize;

@@ -46,6 +46,12 @@ class ModelTest {
     }
 
     @Test
+    void fileStoreWithARedoLogMatchesTheModel() {
+        run(new ModelHarness(ModelHarness.LOGGED, 4096), seeds(10, 1_000));
+        run(new ModelHarness(ModelHarness.LOGGED, 65536), seeds(2, 300));
+    }
+
+    @Test
     void largePagesMatchTheModel() {
         run(new ModelHarness(true, 65536), seeds(3, 300));
     }

@@ -24,8 +24,8 @@ import io.mvbt.testkit.Profile;
  * A child JVM commits in a loop and is killed with SIGKILL at random moments. After each kill the
  * store opens, passes the integrity check, holds every commit the child reported, and equals
  * exactly the state of one commit (no partial commit). Kills per durability mode: 25 in the short
- * profile (75 in all, NORMAL twice: through the mapping and with a shadow), 1,000 in the long one,
- * or {@code -Dmvbt.crash.kills=N}.
+ * profile (100 in all: NORMAL through the mapping and with a shadow, SYNC without and with a redo
+ * log), 1,000 in the long one, or {@code -Dmvbt.crash.kills=N}.
  */
 class CrashTest {
     /** What the last child printed besides its progress lines. */
@@ -50,11 +50,25 @@ class CrashTest {
         killRepeatedly(Durability.NORMAL, dir.resolve("shadowed.mvbt"), 13, shadows);
     }
 
+    /**
+     * SYNC commits of a writer with a redo log; each reopen (without the option) replays what the log
+     * holds past the newest meta and deletes the log.
+     */
+    @Test
+    void loggedSyncCommitsSurviveKills() throws Exception {
+        killRepeatedly(Durability.SYNC, dir.resolve("logged.mvbt"), 14, null, true);
+    }
+
     private void killRepeatedly(Durability durability, Path path, long seed) throws Exception {
-        killRepeatedly(durability, path, seed, null);
+        killRepeatedly(durability, path, seed, null, false);
     }
 
     private void killRepeatedly(Durability durability, Path path, long seed, Path shadows) throws Exception {
+        killRepeatedly(durability, path, seed, shadows, false);
+    }
+
+    private void killRepeatedly(Durability durability, Path path, long seed, Path shadows, boolean redoLog)
+            throws Exception {
         int kills = Profile.size("mvbt.crash.kills", 25, 1000);
         Random random = new Random(seed);
         long previous = 0;
@@ -62,7 +76,8 @@ class CrashTest {
         java.util.TreeMap<byte[], byte[]> model = CrashWorkload.model(0);
         for (int k = 0; k < kills; k++) {
             long reported = runAndKill(path, durability, 30 + random.nextInt(400), random.nextBoolean() ? 5 : 200,
-                    shadows);
+                    shadows, redoLog);
+            assertTrue(!redoLog || RedoFiles.present(path), "kill " + k + ": the child left no redo log");
             try (Store store = Store.open(path, StoreOptions.defaults().shadowDirectory(shadows))) {
                 store.check().throwIfDamaged();
                 Tree tree = store.tree(CrashWorkload.TREE);
@@ -80,6 +95,7 @@ class CrashTest {
                     previous = found;
                 }
             }
+            assertTrue(!RedoFiles.present(path), "the redo log outlived its replay");
         }
         assertTrue(previous > kills, "the child committed too little to test anything: " + previous);
         System.out.println("process kills (" + durability + "): " + kills + " kills, " + previous
@@ -88,13 +104,16 @@ class CrashTest {
 
     /** Starts the child, kills it {@code millis} after it is ready, returns the last commit it reported. */
     private static long runAndKill(Path path, Durability durability, int millis, int checkpointMillis,
-            Path shadows) throws IOException, InterruptedException {
+            Path shadows, boolean redoLog) throws IOException, InterruptedException {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> command = new ArrayList<>(List.of(java, NativeAccess.REQUIRED_FLAG.split(" ")[0],
                 NativeAccess.REQUIRED_FLAG.split(" ")[1], "-Xmx256m", "-cp", System.getProperty("java.class.path"),
                 CrashChild.class.getName(), path.toString(), durability.name(), Integer.toString(checkpointMillis)));
         if (shadows != null) {
             command.add(shadows.toString());
+        }
+        if (redoLog) {
+            command.add("--redo-log");
         }
         Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
         AtomicLong last = new AtomicLong(-1);

@@ -28,6 +28,16 @@ class PowerCutTest {
 
     @Test
     void powerCutsLoseOnlyRecentCommitsAndNeverCorrupt() {
+        run(false);
+    }
+
+    /** The same with a redo log, which the power may cut too (mid-sync, or with its unsynced tail torn). */
+    @Test
+    void powerCutsOfAStoreWithARedoLogLoseOnlyRecentCommits() {
+        run(true);
+    }
+
+    private static void run(boolean logged) {
         int trials = Profile.size("mvbt.powercut.trials", 1000, 100_000);
         long seed0 = Long.getLong("mvbt.powercut.seed", 1);
         int recoveredAtDurable = 0;
@@ -35,7 +45,7 @@ class PowerCutTest {
         for (int trial = 0; trial < trials; trial++) {
             long seed = seed0 * 1_000_003 + trial;
             try {
-                if (trial(seed)) {
+                if (trial(seed, logged)) {
                     recoveredAtDurable++;
                 } else {
                     recoveredLater++;
@@ -45,19 +55,22 @@ class PowerCutTest {
                         + " (trial " + trial + ", seed " + seed + ")", t);
             }
         }
-        System.out.println("power cuts: " + trials + " trials, " + recoveredAtDurable
+        System.out.println("power cuts" + (logged ? " with a redo log: " : ": ") + trials + " trials, " + recoveredAtDurable
                 + " recovered at the last durable commit, " + recoveredLater + " at a later commit, 0 failures; "
                 + MID_SYNC.get() + " cuts during a sync");
         assertEquals(trials, recoveredAtDurable + recoveredLater);
     }
 
     /** Runs one trial; returns whether the store came back exactly at the last durable commit. */
-    private static boolean trial(long seed) {
+    private static boolean trial(long seed, boolean logged) {
         // Consecutive seeds give java.util.Random nearly the same first draws: spread them first.
         Random random = new Random(seed * 0x9E3779B97F4A7C15L);
         StoreOptions options = StoreOptions.defaults().durability(Durability.NORMAL)
-                .checkpointInterval(Duration.ofHours(1));
+                .checkpointInterval(Duration.ofHours(1)).redoLog(logged);
         PowerCutPageStore disk = new PowerCutPageStore(4096);
+        PowerCutRedoStorage log = logged ? new PowerCutRedoStorage() : null;
+        // The disk as a cut during a sync of the log left it.
+        byte[][] diskAtLogCut = new byte[1][];
         Map<String, TreeMap<byte[], byte[]>> model = new HashMap<>();
         // The data of each committed revision; later empty revisions (shrinks) read the same.
         TreeMap<Long, Map<String, TreeMap<byte[], byte[]>>> committed = new TreeMap<>();
@@ -65,17 +78,23 @@ class PowerCutTest {
         // The newest revision that may have reached the disk: committed, or a commit cut short.
         long newest = 0;
         byte[] image;
-        try (Store store = Store.over(disk, options, true)) {
+        PowerCutRedoStorage logImage = null;
+        try (Store store = Store.over(disk, options, true, log)) {
             committed.put(store.revision(), ModelHarness.deepCopy(model));
             durable = store.revision();
             newest = durable;
             if (random.nextBoolean()) {
-                // Half the trials lose the power in the middle of a sync (a commit's or a checkpoint's).
-                disk.cutDuringSync(disk.syncs() + 1 + random.nextInt(12), random);
+                // Half the trials lose the power in the middle of a sync (a commit's, a checkpoint's, the log's).
+                if (logged && random.nextBoolean()) {
+                    log.cutDuringSync(log.syncs() + 1 + random.nextInt(12), random,
+                            () -> diskAtLogCut[0] = disk.cut(random));
+                } else {
+                    disk.cutDuringSync(disk.syncs() + 1 + random.nextInt(12), random);
+                }
             }
             int operations = 1 + random.nextInt(120);
             Snapshot pinned = null;
-            for (int op = 0; op < operations && disk.cutImage() == null; op++) {
+            for (int op = 0; op < operations && disk.cutImage() == null && diskAtLogCut[0] == null; op++) {
                 int kind = random.nextInt(20);
                 if (kind < 14) {
                     Map<String, TreeMap<byte[], byte[]>> working = ModelHarness.deepCopy(model);
@@ -125,7 +144,12 @@ class PowerCutTest {
                     committed.put(store.revision() + 1, ModelHarness.deepCopy(model));
                     newest = store.revision() + 1;
                     try {
-                        store.sync();
+                        if (logged && random.nextBoolean()) {
+                            // A checkpoint (with a log, sync() syncs only the log).
+                            store.compact();
+                        } else {
+                            store.sync();
+                        }
                     } catch (StoreFailedException e) {
                         break;
                     }
@@ -145,16 +169,22 @@ class PowerCutTest {
                 pinned.close();
             }
             // The power fails here (if it did not during a sync): what the disk holds is all that survives.
-            if (disk.cutImage() != null) {
+            if (disk.cutImage() != null || diskAtLogCut[0] != null) {
                 MID_SYNC.incrementAndGet();
             }
-            image = disk.cutImage() != null ? disk.cutImage() : disk.cut(random);
+            image = disk.cutImage() != null ? disk.cutImage() : diskAtLogCut[0] != null ? diskAtLogCut[0] : disk.cut(random);
+            if (logged) {
+                logImage = log.cutImage() != null ? log.cutImage() : log.cut(random);
+            }
         } catch (StoreFailedException e) {
             // Closing a store whose disk went away; the image is what counts.
-            image = disk.cutImage();
+            image = disk.cutImage() != null ? disk.cutImage() : diskAtLogCut[0];
+            if (logged && logImage == null) {
+                logImage = log.cutImage();
+            }
         }
         BootId.reboot();
-        try (Store recovered = Store.over(PowerCutPageStore.of(image, 4096), options, false)) {
+        try (Store recovered = Store.over(PowerCutPageStore.of(image, 4096), options, false, logImage)) {
             recovered.check().throwIfDamaged();
             long revision;
             try (Snapshot s = recovered.beginRead()) {

@@ -1,0 +1,248 @@
+package io.mvbt.revisions;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+import io.mvbt.StorageException;
+
+/**
+ * The redo log of a file's sole writer ({@link StoreOptions#redoLog}): every commit appends a
+ * record of its changes ({@link RedoRecord}), so that a SYNC commit or {@link Store#sync()} is one
+ * fdatasync of the bytes that changed instead of a write of every page they touched; checkpoints
+ * still write the pages, spaced out, and each deletes the segments whose records it covers.
+ * Recovery opens at the newest revision the file can be trusted at and replays the records after
+ * it ({@link RedoReplay}).
+ *
+ * <p>Records go to a buffer, written to the current segment when it fills, and synced on demand. A
+ * new segment starts when one passes {@link #segmentBytes}, after the old one is synced, so that a
+ * sync of the current segment covers every record before it. Used by the writer (appends, under
+ * the writer permit), by {@link Store#sync()} from any thread and by the checkpointer: all
+ * synchronized.
+ */
+final class RedoLog {
+    /** "mvbtredo" */
+    static final long MAGIC = 0x6d76627472656f64L;
+    static final int VERSION = 1;
+    /** Magic, store id, first revision, version, CRC32C of the 28 bytes before. */
+    static final int HEADER_BYTES = 32;
+    /** Body length and CRC32C; the body is the kind, the revision and, for OPS, the operations. */
+    static final int RECORD_HEAD_BYTES = 8;
+    static final int BODY_FIXED_BYTES = 9;
+    static final byte OPS = 1;
+    /** A commit that was not recorded (too large): made durable by syncing its pages; replay stops here. */
+    static final byte BARRIER = 2;
+    /** A new segment starts past this size (tests make it small). */
+    static long segmentBytes = 64L << 20;
+    private static final int BUFFER_BYTES = 1 << 20;
+
+    private final RedoStorage storage;
+    private final long storeId;
+    private final CRC32C crc = new CRC32C();
+    private final ByteBuffer buffer = ByteBuffer.allocateDirect(BUFFER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+    private final ByteBuffer fixed = ByteBuffer.allocate(RECORD_HEAD_BYTES + BODY_FIXED_BYTES)
+            .order(ByteOrder.LITTLE_ENDIAN);
+    private final byte[] seed;
+    private final RedoRecord record = new RedoRecord();
+    /** First revisions of the segments before the current one, oldest first. */
+    private final List<Long> older = new ArrayList<>();
+    private RedoStorage.Segment current;
+    private long currentFirst;
+    /** Bytes of the current segment written to its file; the buffer holds what follows. */
+    private long flushed;
+    private long appended = -1;
+    private volatile long synced = -1;
+    /** False while recovery replays (the records are in the log already) and once the log is closed. */
+    private boolean recording;
+
+    RedoLog(RedoStorage storage, long storeId) {
+        this.storage = storage;
+        this.storeId = storeId;
+        this.seed = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(storeId).array();
+    }
+
+    RedoStorage storage() {
+        return storage;
+    }
+
+    long storeId() {
+        return storeId;
+    }
+
+    /** The record for a transaction to fill, or null if commits are not recorded now. */
+    synchronized RedoRecord begin() {
+        return recording ? record.reset() : null;
+    }
+
+    /**
+     * After recovery replayed the log and checkpointed: the old segments go (newest first, so that
+     * a crash meanwhile leaves a log that replays as far as before) and commits are recorded from
+     * now on if {@code record}.
+     */
+    synchronized void start(boolean record) {
+        long[] segments = storage.segments();
+        for (int i = segments.length - 1; i >= 0; i--) {
+            storage.delete(segments[i]);
+        }
+        if (segments.length > 0) {
+            storage.syncDeletes();
+        }
+        recording = record;
+    }
+
+    /**
+     * Appends the record of commit {@code revision}, and syncs the log if {@code durability} is
+     * SYNC; returns how the commit's pages are to be made durable: as a NORMAL commit's, or, for a
+     * transaction too large to record, as a SYNC commit's (a barrier record says so).
+     */
+    synchronized Durability commit(long revision, RedoRecord r, Durability durability) {
+        if (r.overflowed()) {
+            append(BARRIER, revision, null, 0);
+            return Durability.SYNC;
+        }
+        append(OPS, revision, r.bytes(), r.length());
+        if (durability == Durability.SYNC) {
+            sync();
+        }
+        return Durability.NORMAL;
+    }
+
+    /** Records a revision that changed nothing the trees hold (giving back the free tail). */
+    synchronized void unchanged(long revision) {
+        if (recording) {
+            append(OPS, revision, null, 0);
+        }
+    }
+
+    private void append(byte kind, long revision, byte[] ops, int opsLength) {
+        if (revision != appended + 1 && appended >= 0) {
+            throw new IllegalStateException("redo record of revision " + revision + " after " + appended);
+        }
+        int total = RECORD_HEAD_BYTES + BODY_FIXED_BYTES + opsLength;
+        if (current == null) {
+            startSegment(revision);
+        } else if (flushed + buffer.position() + total > segmentBytes && flushed + buffer.position() > HEADER_BYTES) {
+            // The old segment is synced first: a sync of the new one must cover every record before it.
+            flush();
+            current.sync();
+            current.close();
+            older.add(currentFirst);
+            startSegment(revision);
+        }
+        fixed.clear();
+        fixed.putInt(BODY_FIXED_BYTES + opsLength).putInt(0).put(kind).putLong(revision);
+        crc.reset();
+        crc.update(seed);
+        crc.update(fixed.array(), RECORD_HEAD_BYTES, BODY_FIXED_BYTES);
+        if (opsLength > 0) {
+            crc.update(ops, 0, opsLength);
+        }
+        fixed.putInt(4, (int) crc.getValue());
+        put(fixed.array(), 0, fixed.capacity());
+        if (opsLength > 0) {
+            put(ops, 0, opsLength);
+        }
+        appended = revision;
+    }
+
+    private void startSegment(long first) {
+        current = storage.create(first);
+        currentFirst = first;
+        flushed = 0;
+        buffer.clear();
+        buffer.putLong(MAGIC).putLong(storeId).putLong(first).putInt(VERSION);
+        crc.reset();
+        ByteBuffer header = buffer.duplicate().flip();
+        crc.update(header);
+        buffer.putInt((int) crc.getValue());
+    }
+
+    private void put(byte[] src, int offset, int length) {
+        int done = 0;
+        while (done < length) {
+            if (!buffer.hasRemaining()) {
+                flush();
+            }
+            int n = Math.min(buffer.remaining(), length - done);
+            buffer.put(src, offset + done, n);
+            done += n;
+        }
+    }
+
+    /** Writes the buffer into the current segment. */
+    private void flush() {
+        if (current == null || buffer.position() == 0) {
+            return;
+        }
+        buffer.flip();
+        int n = buffer.remaining();
+        current.write(buffer, flushed);
+        flushed += n;
+        buffer.clear();
+    }
+
+    /** Makes every record appended so far durable: {@link Store#sync()}, and SYNC commits. */
+    synchronized void sync() {
+        if (current == null || synced == appended) {
+            return;
+        }
+        flush();
+        current.sync();
+        synced = appended;
+    }
+
+    /** The newest revision whose record is synced, or -1. */
+    long synced() {
+        return synced;
+    }
+
+    /**
+     * A checkpoint made {@code durable} durable in the file: the segments whose records all lie at
+     * or below it are deleted. (The current segment stays; it is deleted at close.)
+     */
+    synchronized void checkpointed(long durable) {
+        boolean deleted = false;
+        // A segment's records all lie below the next segment's first.
+        while (!older.isEmpty() && (older.size() > 1 ? older.get(1) : currentFirst) - 1 <= durable) {
+            storage.delete(older.remove(0));
+            deleted = true;
+        }
+        if (deleted) {
+            try {
+                storage.syncDeletes();
+            } catch (StorageException e) {
+                // The segments hold only records at or below a durable revision: replay skips them.
+            }
+        }
+    }
+
+    /**
+     * Closes the log; {@code checkpointed} says every commit is durable in the file, so the
+     * segments go. Otherwise what was appended is written out (not synced) for the next open to
+     * replay as far as it reached the disk.
+     */
+    synchronized void close(boolean checkpointed) {
+        recording = false;
+        if (current == null) {
+            if (checkpointed) {
+                start(false);
+            }
+            return;
+        }
+        try {
+            if (!checkpointed) {
+                flush();
+            }
+        } catch (StorageException e) {
+            // The store failed already, or fails now: the next open replays what reached the disk.
+        } finally {
+            current.close();
+            current = null;
+        }
+        if (checkpointed) {
+            start(false);
+        }
+    }
+}
