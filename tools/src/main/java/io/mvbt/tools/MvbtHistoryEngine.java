@@ -10,9 +10,11 @@ import io.mvbt.history.HistoryEntry;
 import io.mvbt.history.HistoryReader;
 import io.mvbt.history.HistoryTable;
 import io.mvbt.history.StorageToken;
+import io.mvbt.revisions.StoreOptions;
 
 /**
- * The mvbt history table under the bench: one commit per write in NORMAL durability; reads after
+ * The mvbt history table under the bench, in a file of its own as {@link HistoryTable#open(Path)}
+ * opens it (NORMAL durability, a redo log): one commit per write; reads after
  * the reopen go through one reader (one snapshot), as an INN reader process holds its handle.
  */
 final class MvbtHistoryEngine implements HistoryBenchEngine {
@@ -22,7 +24,12 @@ final class MvbtHistoryEngine implements HistoryBenchEngine {
 
     MvbtHistoryEngine(Path dir) {
         this.file = dir.resolve("history.mvbt");
-        this.table = HistoryTable.open(file);
+        this.table = HistoryTable.open(file, options());
+    }
+
+    /** The table's own options, with the writer's shadow directory if {@code --shadow-dir} names one. */
+    private static StoreOptions options() {
+        return HistoryTable.storeOptions().shadowDirectory(StoreFiles.shadowDirectory);
     }
 
     @Override
@@ -44,7 +51,7 @@ final class MvbtHistoryEngine implements HistoryBenchEngine {
     public void reopenReadOnly() {
         table.close();
         // Opened for writing, and nothing writes: a read-only table builds no presence filter.
-        table = HistoryTable.open(file);
+        table = HistoryTable.open(file, options());
         reader = table.reader();
     }
 

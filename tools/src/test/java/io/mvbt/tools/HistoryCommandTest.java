@@ -47,6 +47,13 @@ class HistoryCommandTest {
     }
 
     @Test
+    void noExpirySkipsTheExpiryPhase() {
+        String out = output("history", "bench", "--engines", "mvbt", "--entries", "5000", "--lookups", "500",
+                "--no-expiry", "--dir", dir.toString());
+        assertTrue(out.contains("missingcheck") && !out.contains("expire"), out);
+    }
+
+    @Test
     void importLookupExportExpireAndCheck() throws Exception {
         String a = "[" + MessageIdHash.toText(MessageIdHash.of("<a@example.com>")) + "]\t1760000000~-~1759990000\t"
                 + "@030100000000000000000000000000000001@\n";
