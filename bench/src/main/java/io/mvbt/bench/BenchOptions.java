@@ -39,8 +39,9 @@ public final class BenchOptions {
                                   several sizes run one after the other and add the curve across them
               --reads N           operations of each read phase (default: entries)
               --peers P[,P..]     mvbt,mvbt-redis,lmdb,rocksdb,sqlite,mvstore,xodus,skiplist (default all;
-                                  mvbt-redis starts a redis-server of its own), or mvbt-shadow (mvbt
-                                  with its writer's pages in /dev/shm until their checkpoint)
+                                  mvbt-redis starts a redis-server of its own), mvbt-shadow (mvbt
+                                  with its writer's pages in /dev/shm until their checkpoint) or
+                                  mvbt-redo (mvbt with a redo log)
               --threads N         reader threads (default 1)
               --durability D      nosync (commit without fsync, default) or sync (fsync per commit)
               --seconds S         length of each readwhilewriting phase (default 10)

@@ -44,6 +44,12 @@ public final class MvbtPeer implements KvStore {
                 () -> Disk.size(dir), () -> { });
     }
 
+    /** mvbt whose sole writer keeps a redo log ({@code StoreOptions.redoLog}). */
+    static MvbtPeer logged(Path dir, SyncMode mode) {
+        return new MvbtPeer(Store.open(dir.resolve("mvbt.db"), options(mode).redoLog(true)), () -> Disk.size(dir),
+                () -> { });
+    }
+
     /** A store opened elsewhere; {@code footprint} measures it, {@code closed} runs after it closes. */
     MvbtPeer(Store store, LongSupplier footprint, Runnable closed) {
         this.store = store;

@@ -11,6 +11,8 @@ public enum Peer {
     MVBT("mvbt"),
     /** mvbt with {@code StoreOptions.shadowDirectory(/dev/shm)}; only when named. */
     MVBT_SHADOW("mvbt-shadow"),
+    /** mvbt with {@code StoreOptions.redoLog(true)}; only when named. */
+    MVBT_REDO("mvbt-redo"),
     MVBT_REDIS("mvbt-redis"),
     LMDB("lmdb"),
     ROCKSDB("rocksdb"),
@@ -37,12 +39,12 @@ public enum Peer {
             }
         }
         throw new IllegalArgumentException("unknown peer '" + s
-                + "'; known: mvbt, mvbt-shadow, mvbt-redis, lmdb, rocksdb, sqlite, mvstore, xodus, skiplist");
+                + "'; known: mvbt, mvbt-shadow, mvbt-redo, mvbt-redis, lmdb, rocksdb, sqlite, mvstore, xodus, skiplist");
     }
 
     /** The peers a run compares unless {@code --peers} names them: all but the variants of mvbt's options. */
     public static java.util.List<Peer> defaults() {
-        return java.util.Arrays.stream(values()).filter(p -> p != MVBT_SHADOW).toList();
+        return java.util.Arrays.stream(values()).filter(p -> p != MVBT_SHADOW && p != MVBT_REDO).toList();
     }
 
     /** Opens (creating) the store in {@code dir}, an empty directory. */
@@ -50,6 +52,7 @@ public enum Peer {
         return switch (this) {
             case MVBT -> new MvbtPeer(dir, mode);
             case MVBT_SHADOW -> MvbtPeer.shadowed(dir, mode);
+            case MVBT_REDO -> MvbtPeer.logged(dir, mode);
             case MVBT_REDIS -> MvbtRedisPeer.open(dir, mode);
             case LMDB -> new LmdbPeer(dir, mode);
             case ROCKSDB -> new RocksPeer(dir, mode);
@@ -66,6 +69,7 @@ public enum Peer {
             case MVBT -> MvbtPeer.settings(mode);
             case MVBT_SHADOW -> MvbtPeer.settings(mode) + "; the writer's pages in a shadow in " + MvbtPeer.SHADOWS
                     + " until their checkpoint";
+            case MVBT_REDO -> MvbtPeer.settings(mode) + "; a redo log: a sync writes the log, not the pages";
             case MVBT_REDIS -> MvbtRedisPeer.settings(mode);
             case LMDB -> LmdbPeer.settings(mode);
             case ROCKSDB -> RocksPeer.settings(mode);
