@@ -166,6 +166,15 @@ final class RedoFiles implements RedoStorage {
         }
 
         @Override
+        public void truncate(long size) {
+            try {
+                channel.truncate(size);
+            } catch (IOException e) {
+                throw new StorageException("truncating redo segment " + path + " failed: " + e, e);
+            }
+        }
+
+        @Override
         public void sync() {
             try {
                 channel.force(false);

@@ -17,8 +17,12 @@ import io.mvbt.StorageException;
  * it ({@link RedoReplay}).
  *
  * <p>Records go to a buffer, written to the current segment when it fills, and synced on demand. A
- * new segment starts when one passes {@link #segmentBytes}, after the old one is synced, so that a
- * sync of the current segment covers every record before it. Used by the writer (appends, under
+ * new segment starts when one passes {@link #segmentBytes}, after the old one is cut to its last
+ * record and synced, so that a sync of the current segment covers every record before it. The
+ * current segment is written with zeros {@link #GROWTH_BYTES} ahead of its records: a sync of
+ * records written over zeros is one write of data, where one that grows the file also commits the
+ * file system's journal (a SYNC commit cost 185 µs instead of 117 µs without the zeros). Replay
+ * ends at the first record of length 0. Used by the writer (appends, under
  * the writer permit), by {@link Store#sync()} from any thread and by the checkpointer: all
  * synchronized.
  */
@@ -37,6 +41,9 @@ final class RedoLog {
     /** A new segment starts past this size (tests make it small). */
     static long segmentBytes = 64L << 20;
     private static final int BUFFER_BYTES = 1 << 20;
+    /** How far ahead of its records the current segment is written with zeros. */
+    static final int GROWTH_BYTES = 4 << 20;
+    private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(1 << 20);
 
     private final RedoStorage storage;
     private final long storeId;
@@ -52,6 +59,8 @@ final class RedoLog {
     private long currentFirst;
     /** Bytes of the current segment written to its file; the buffer holds what follows. */
     private long flushed;
+    /** Bytes of the current segment written with zeros ahead of its records. */
+    private long allocated;
     private long appended = -1;
     private volatile long synced = -1;
     /** False while recovery replays (the records are in the log already) and once the log is closed. */
@@ -126,6 +135,7 @@ final class RedoLog {
         } else if (flushed + buffer.position() + total > segmentBytes && flushed + buffer.position() > HEADER_BYTES) {
             // The old segment is synced first: a sync of the new one must cover every record before it.
             flush();
+            current.truncate(flushed);
             current.sync();
             current.close();
             older.add(currentFirst);
@@ -151,6 +161,7 @@ final class RedoLog {
         current = storage.create(first);
         currentFirst = first;
         flushed = 0;
+        allocated = 0;
         buffer.clear();
         buffer.putLong(MAGIC).putLong(storeId).putLong(first).putInt(VERSION);
         crc.reset();
@@ -178,6 +189,15 @@ final class RedoLog {
         }
         buffer.flip();
         int n = buffer.remaining();
+        if (allocated < flushed + n) {
+            long end = Math.max(flushed + n, Math.min(allocated + GROWTH_BYTES, segmentBytes));
+            while (allocated < end) {
+                ByteBuffer zeros = ZEROS.duplicate();
+                zeros.limit((int) Math.min(zeros.capacity(), end - allocated));
+                current.write(zeros, allocated);
+                allocated += zeros.limit();
+            }
+        }
         current.write(buffer, flushed);
         flushed += n;
         buffer.clear();

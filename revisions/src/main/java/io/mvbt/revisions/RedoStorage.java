@@ -34,6 +34,9 @@ interface RedoStorage {
         /** Reads into {@code target} from {@code position}; returns the bytes read, fewer at the end. */
         int read(ByteBuffer target, long position);
 
+        /** Cuts the segment to {@code size} bytes (made durable by the next {@link #sync()}). */
+        void truncate(long size);
+
         /** Makes everything written durable (fdatasync). */
         void sync();
 

@@ -12,7 +12,7 @@ import io.mvbt.StorageException;
  * A redo log's segments in memory that behave like files under a power cut, for tests. A segment's
  * {@link Segment#sync()} makes what it holds durable; {@link #cut} gives what a disk could hold
  * after the power failed: each segment's synced bytes, and of what was written since, each 512-byte
- * sector kept or lost (zeros) at random, up to the synced length or the written one. Creating a
+ * sector kept or lost at random, up to the synced length or the written one. Creating a
  * segment is durable at once (the directory is synced); a deletion may be undone by a cut until
  * {@link #syncDeletes()}. Optionally the power fails during a given segment sync: the cut is taken
  * as it starts, together with the page store's ({@code onCut}), and the sync throws.
@@ -63,11 +63,13 @@ final class PowerCutRedoStorage implements RedoStorage {
         }
         for (Map.Entry<Long, File> e : all.entrySet()) {
             File f = e.getValue();
+            // The size as synced or as written; each sector written since the sync kept or lost.
             int length = random.nextBoolean() ? f.length : f.syncedLength;
-            byte[] image = Arrays.copyOf(f.synced, Math.max(length, f.syncedLength));
-            for (int s = f.syncedLength - f.syncedLength % SECTOR; s < Math.min(length, f.length); s += SECTOR) {
-                if (random.nextInt(3) > 0) {
-                    int end = Math.min(Math.min(length, f.length), s + SECTOR);
+            byte[] image = Arrays.copyOf(f.synced, length);
+            int written = Math.min(length, f.length);
+            for (int s = 0; s < written; s += SECTOR) {
+                int end = Math.min(written, s + SECTOR);
+                if (!Arrays.equals(f.bytes, s, end, image, s, end) && random.nextInt(3) > 0) {
                     System.arraycopy(f.bytes, s, image, s, end - s);
                 }
             }
@@ -167,6 +169,14 @@ final class PowerCutRedoStorage implements RedoStorage {
                 int n = (int) Math.max(0, Math.min(target.remaining(), file.length - position));
                 target.put(file.bytes, (int) position, n);
                 return n;
+            }
+        }
+
+        @Override
+        public void truncate(long size) {
+            synchronized (PowerCutRedoStorage.this) {
+                checkPower();
+                file.length = (int) Math.min(file.length, size);
             }
         }
 

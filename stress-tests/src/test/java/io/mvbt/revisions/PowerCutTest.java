@@ -38,6 +38,17 @@ class PowerCutTest {
     }
 
     private static void run(boolean logged) {
+        long segmentBytes = RedoLog.segmentBytes;
+        // Small segments: rotations and the deletions of checkpoints happen within a trial.
+        RedoLog.segmentBytes = 16 << 10;
+        try {
+            trials(logged);
+        } finally {
+            RedoLog.segmentBytes = segmentBytes;
+        }
+    }
+
+    private static void trials(boolean logged) {
         int trials = Profile.size("mvbt.powercut.trials", 1000, 100_000);
         long seed0 = Long.getLong("mvbt.powercut.seed", 1);
         int recoveredAtDurable = 0;
