@@ -4,7 +4,9 @@
  * memory with the lock file beside them ({@code io.mvbt.pagestore.local}).
  */
 module io.mvbt.pagestore {
-    requires transitive org.agrona;
+    requires transitive org.agrona.core;
+    // Page memory is read through sun.misc.Unsafe (through Agrona and directly): no JVM flag needed.
+    requires transitive jdk.unsupported;
 
     exports io.mvbt;
     exports io.mvbt.pagestore;

@@ -22,7 +22,7 @@ import io.mvbt.bench.peers.Peer;
 public final class Orchestrator {
     /** The flags every child JVM gets, whichever store it runs. */
     public static List<String> jvmFlags(String heap) {
-        return List.of("--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED", "-Xms" + heap, "-Xmx" + heap,
+        return List.of("-Xms" + heap, "-Xmx" + heap,
                 "-XX:+UseG1GC");
     }
 

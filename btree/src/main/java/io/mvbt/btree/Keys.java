@@ -1,11 +1,11 @@
 package io.mvbt.btree;
 
 import org.agrona.DirectBuffer;
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 
 /**
  * Keys order as unsigned bytes, a prefix before its extensions. Keys are compared where they lie:
- * a key is an (object, offset) pair as {@link UnsafeApi} takes it, so a page address (object null)
+ * a key is an (object, offset) pair as {@code sun.misc.Unsafe} takes it, so a page address (object null)
  * and a byte array or direct buffer of the caller compare without copying.
  */
 public final class Keys {
@@ -18,15 +18,15 @@ public final class Keys {
         int i = 0;
         // Eight bytes at a time: byte-swapped (big-endian) longs compare like their bytes.
         for (; i + 8 <= common; i += 8) {
-            long x = UnsafeApi.getLong(aBase, aOff + i);
-            long y = UnsafeApi.getLong(bBase, bOff + i);
+            long x = UNSAFE.getLong(aBase, aOff + i);
+            long y = UNSAFE.getLong(bBase, bOff + i);
             if (x != y) {
                 return Long.compareUnsigned(Long.reverseBytes(x), Long.reverseBytes(y));
             }
         }
         for (; i < common; i++) {
-            int x = UnsafeApi.getByte(aBase, aOff + i) & 0xFF;
-            int y = UnsafeApi.getByte(bBase, bOff + i) & 0xFF;
+            int x = UNSAFE.getByte(aBase, aOff + i) & 0xFF;
+            int y = UNSAFE.getByte(bBase, bOff + i) & 0xFF;
             if (x != y) {
                 return x - y;
             }
@@ -43,7 +43,7 @@ public final class Keys {
     public static int commonPrefix(long a, int aLen, long b, int bLen) {
         int common = Math.min(aLen, bLen);
         int i = 0;
-        while (i < common && UnsafeApi.getByte(a + i) == UnsafeApi.getByte(b + i)) {
+        while (i < common && UNSAFE.getByte(a + i) == UNSAFE.getByte(b + i)) {
             i++;
         }
         return i;

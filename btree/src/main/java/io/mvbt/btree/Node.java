@@ -1,6 +1,6 @@
 package io.mvbt.btree;
 
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 
 /**
  * Leaf and branch pages: a slotted page, read and written at its memory address. After the common
@@ -59,11 +59,11 @@ public final class Node {
 
     public static void init(long addr, boolean leaf, int level, long pageNo, long revision, int pageSize) {
         PageHeader.init(addr, leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH, pageNo, revision);
-        UnsafeApi.putInt(addr + CONTENT_START, pageSize);
-        UnsafeApi.putByte(addr + LEVEL, (byte) level);
-        UnsafeApi.putByte(addr + PREFIX_LENGTH, (byte) 0);
-        UnsafeApi.putShort(addr + GARBAGE, (short) 0);
-        UnsafeApi.setMemory(addr + PREFIX, MAX_PREFIX, (byte) 0);
+        UNSAFE.putInt(addr + CONTENT_START, pageSize);
+        UNSAFE.putByte(addr + LEVEL, (byte) level);
+        UNSAFE.putByte(addr + PREFIX_LENGTH, (byte) 0);
+        UNSAFE.putShort(addr + GARBAGE, (short) 0);
+        UNSAFE.setMemory(addr + PREFIX, MAX_PREFIX, (byte) 0);
     }
 
     public static boolean isLeaf(long addr) {
@@ -71,30 +71,30 @@ public final class Node {
     }
 
     public static int level(long addr) {
-        return UnsafeApi.getByte(addr + LEVEL) & 0xFF;
+        return UNSAFE.getByte(addr + LEVEL) & 0xFF;
     }
 
     public static int count(long addr) {
-        return UnsafeApi.getShort(addr + PageHeader.COUNT) & 0xFFFF;
+        return UNSAFE.getShort(addr + PageHeader.COUNT) & 0xFFFF;
     }
 
     static void setCount(long addr, int count) {
-        UnsafeApi.putShort(addr + PageHeader.COUNT, (short) count);
+        UNSAFE.putShort(addr + PageHeader.COUNT, (short) count);
     }
 
     public static int contentStart(long addr) {
-        return UnsafeApi.getInt(addr + CONTENT_START);
+        return UNSAFE.getInt(addr + CONTENT_START);
     }
 
     public static int garbage(long addr) {
-        return UnsafeApi.getShort(addr + GARBAGE) & 0xFFFF;
+        return UNSAFE.getShort(addr + GARBAGE) & 0xFFFF;
     }
 
     /** Offset of entry {@code i} within the page. */
     public static int entry(long addr, int i) {
         // Assertions cost nothing unless enabled (every test enables them): they check each access.
         assert i >= 0 && i < count(addr) : "entry " + i + " of a page of " + count(addr);
-        int off = UnsafeApi.getShort(addr + SLOTS + (long) SLOT_SIZE * i) & 0xFFFF;
+        int off = UNSAFE.getShort(addr + SLOTS + (long) SLOT_SIZE * i) & 0xFFFF;
         assert off >= SLOTS + SLOT_SIZE * count(addr) : "entry " + i + " at offset " + off + " inside the slots";
         return off;
     }
@@ -102,11 +102,11 @@ public final class Node {
     /** Hint of entry {@code i}: the 4 key bytes after the page prefix, big-endian. */
     public static int hint(long addr, int i) {
         assert i >= 0 && i < count(addr) : "hint " + i + " of a page of " + count(addr);
-        return UnsafeApi.getInt(addr + SLOTS + (long) SLOT_SIZE * i + 2);
+        return UNSAFE.getInt(addr + SLOTS + (long) SLOT_SIZE * i + 2);
     }
 
     public static int prefixLength(long addr) {
-        return UnsafeApi.getByte(addr + PREFIX_LENGTH) & 0xFF;
+        return UNSAFE.getByte(addr + PREFIX_LENGTH) & 0xFF;
     }
 
     /** The hint of a key given as (base, offset, length), after {@code prefix} bytes. */
@@ -114,15 +114,15 @@ public final class Node {
         int hint = 0;
         for (int i = 0; i < 4; i++) {
             int at = prefix + i;
-            hint = (hint << 8) | (at < len ? UnsafeApi.getByte(base, off + at) & 0xFF : 0);
+            hint = (hint << 8) | (at < len ? UNSAFE.getByte(base, off + at) & 0xFF : 0);
         }
         return hint;
     }
 
     private static void setSlot(long addr, int i, int offset, int hint) {
         long slot = addr + SLOTS + (long) SLOT_SIZE * i;
-        UnsafeApi.putShort(slot, (short) offset);
-        UnsafeApi.putInt(slot + 2, hint);
+        UNSAFE.putShort(slot, (short) offset);
+        UNSAFE.putInt(slot + 2, hint);
     }
 
     /** Whether the key entry {@code i} is one that prefix and hints cover (not a branch's first). */
@@ -142,20 +142,20 @@ public final class Node {
             long a = keyAddress(addr, first);
             long b = keyAddress(addr, n - 1);
             length = Math.min(MAX_PREFIX, Keys.commonPrefix(a, keyLength(addr, first), b, keyLength(addr, n - 1)));
-            UnsafeApi.setMemory(addr + PREFIX, MAX_PREFIX, (byte) 0);
-            UnsafeApi.copyMemory(a, addr + PREFIX, length);
+            UNSAFE.setMemory(addr + PREFIX, MAX_PREFIX, (byte) 0);
+            UNSAFE.copyMemory(a, addr + PREFIX, length);
         }
         setPrefix(addr, length);
     }
 
     /** Shortens the prefix to {@code length} bytes and recomputes every hint. */
     private static void setPrefix(long addr, int length) {
-        UnsafeApi.putByte(addr + PREFIX_LENGTH, (byte) length);
-        UnsafeApi.setMemory(addr + PREFIX + length, MAX_PREFIX - length, (byte) 0);
+        UNSAFE.putByte(addr + PREFIX_LENGTH, (byte) length);
+        UNSAFE.setMemory(addr + PREFIX + length, MAX_PREFIX - length, (byte) 0);
         int n = count(addr);
         for (int i = 0; i < n; i++) {
             int h = keyed(addr, i) ? hintOf(null, keyAddress(addr, i), keyLength(addr, i), length) : 0;
-            UnsafeApi.putInt(addr + SLOTS + (long) SLOT_SIZE * i + 2, h);
+            UNSAFE.putInt(addr + SLOTS + (long) SLOT_SIZE * i + 2, h);
         }
     }
 
@@ -169,8 +169,8 @@ public final class Node {
             if (i >= keyLen) {
                 return -1;
             }
-            int a = UnsafeApi.getByte(keyBase, keyOff + i) & 0xFF;
-            int b = UnsafeApi.getByte(addr + PREFIX + i) & 0xFF;
+            int a = UNSAFE.getByte(keyBase, keyOff + i) & 0xFF;
+            int b = UNSAFE.getByte(addr + PREFIX + i) & 0xFF;
             if (a != b) {
                 return a - b;
             }
@@ -180,11 +180,11 @@ public final class Node {
 
     /** Bytes of the entry at offset {@code off}. */
     public static int entrySize(long addr, int off, boolean leaf) {
-        int keyLength = UnsafeApi.getShort(addr + off) & 0xFFFF;
+        int keyLength = UNSAFE.getShort(addr + off) & 0xFFFF;
         if (!leaf) {
             return BRANCH_ENTRY_HEADER + keyLength;
         }
-        int valueInfo = UnsafeApi.getShort(addr + off + 2) & 0xFFFF;
+        int valueInfo = UNSAFE.getShort(addr + off + 2) & 0xFFFF;
         return LEAF_ENTRY_HEADER + keyLength + (valueInfo == OVERFLOW_MARK ? OVERFLOW_REF : valueInfo);
     }
 
@@ -201,7 +201,7 @@ public final class Node {
     // ---- keys
 
     public static int keyLength(long addr, int i) {
-        return UnsafeApi.getShort(addr + entry(addr, i)) & 0xFFFF;
+        return UNSAFE.getShort(addr + entry(addr, i)) & 0xFFFF;
     }
 
     /** Address of the key of entry {@code i}. */
@@ -218,52 +218,52 @@ public final class Node {
 
     /** Whether a raw leaf entry (at {@code address}) holds a reference to overflow pages. */
     public static boolean entryIsOverflow(long address) {
-        return (UnsafeApi.getShort(address + 2) & 0xFFFF) == OVERFLOW_MARK;
+        return (UNSAFE.getShort(address + 2) & 0xFFFF) == OVERFLOW_MARK;
     }
 
     /** Address of the inline value (or of the overflow reference) of leaf entry {@code i}. */
     public static long valueAddress(long leaf, int i) {
         int off = entry(leaf, i);
-        return leaf + off + LEAF_ENTRY_HEADER + (UnsafeApi.getShort(leaf + off) & 0xFFFF);
+        return leaf + off + LEAF_ENTRY_HEADER + (UNSAFE.getShort(leaf + off) & 0xFFFF);
     }
 
     /** Length of the inline value of leaf entry {@code i}. */
     public static int inlineValueLength(long leaf, int i) {
-        return UnsafeApi.getShort(leaf + entry(leaf, i) + 2) & 0xFFFF;
+        return UNSAFE.getShort(leaf + entry(leaf, i) + 2) & 0xFFFF;
     }
 
     /** Length of the value of leaf entry {@code i}, inline or in overflow pages. */
     public static int valueLength(long leaf, int i) {
         int off = entry(leaf, i);
-        int valueInfo = UnsafeApi.getShort(leaf + off + 2) & 0xFFFF;
+        int valueInfo = UNSAFE.getShort(leaf + off + 2) & 0xFFFF;
         if (valueInfo != OVERFLOW_MARK) {
             return valueInfo;
         }
-        return UnsafeApi.getInt(leaf + off + LEAF_ENTRY_HEADER + (UnsafeApi.getShort(leaf + off) & 0xFFFF) + 16);
+        return UNSAFE.getInt(leaf + off + LEAF_ENTRY_HEADER + (UNSAFE.getShort(leaf + off) & 0xFFFF) + 16);
     }
 
     // ---- branch children
 
     public static long child(long branch, int i) {
-        return UnsafeApi.getLong(branch + entry(branch, i) + BRANCH_CHILD);
+        return UNSAFE.getLong(branch + entry(branch, i) + BRANCH_CHILD);
     }
 
     public static long childRevision(long branch, int i) {
-        return UnsafeApi.getLong(branch + entry(branch, i) + BRANCH_CHILD_REV);
+        return UNSAFE.getLong(branch + entry(branch, i) + BRANCH_CHILD_REV);
     }
 
     public static long childCount(long branch, int i) {
-        return UnsafeApi.getLong(branch + entry(branch, i) + BRANCH_COUNT);
+        return UNSAFE.getLong(branch + entry(branch, i) + BRANCH_COUNT);
     }
 
     public static void setChild(long branch, int i, long child, long revision) {
         int off = entry(branch, i);
-        UnsafeApi.putLong(branch + off + BRANCH_CHILD, child);
-        UnsafeApi.putLong(branch + off + BRANCH_CHILD_REV, revision);
+        UNSAFE.putLong(branch + off + BRANCH_CHILD, child);
+        UNSAFE.putLong(branch + off + BRANCH_CHILD_REV, revision);
     }
 
     public static void setChildCount(long branch, int i, long count) {
-        UnsafeApi.putLong(branch + entry(branch, i) + BRANCH_COUNT, count);
+        UNSAFE.putLong(branch + entry(branch, i) + BRANCH_COUNT, count);
     }
 
     /** Whether child {@code i} is known to hold no overflow value anywhere in its subtree. */
@@ -273,11 +273,11 @@ public final class Node {
 
     /** As {@link #inlineOnly(long, int)}, for the branch entry at {@code address}. */
     public static boolean entryInlineOnly(long address) {
-        return (UnsafeApi.getShort(address + BRANCH_FLAGS) & INLINE_ONLY) != 0;
+        return (UNSAFE.getShort(address + BRANCH_FLAGS) & INLINE_ONLY) != 0;
     }
 
     public static void setInlineOnly(long branch, int i, boolean inlineOnly) {
-        UnsafeApi.putShort(branch + entry(branch, i) + BRANCH_FLAGS, (short) (inlineOnly ? INLINE_ONLY : 0));
+        UNSAFE.putShort(branch + entry(branch, i) + BRANCH_FLAGS, (short) (inlineOnly ? INLINE_ONLY : 0));
     }
 
     /**
@@ -325,7 +325,7 @@ public final class Node {
             int cmp = Integer.compareUnsigned(hint(leaf, mid), hint);
             if (cmp == 0) {
                 int off = entry(leaf, mid);
-                cmp = Keys.compare(null, leaf + off + LEAF_ENTRY_HEADER, UnsafeApi.getShort(leaf + off) & 0xFFFF,
+                cmp = Keys.compare(null, leaf + off + LEAF_ENTRY_HEADER, UNSAFE.getShort(leaf + off) & 0xFFFF,
                         keyBase, keyOff, keyLen);
             }
             if (cmp < 0) {
@@ -355,7 +355,7 @@ public final class Node {
             int cmp = Integer.compareUnsigned(hint(branch, mid), hint);
             if (cmp == 0) {
                 int off = entry(branch, mid);
-                cmp = Keys.compare(null, branch + off + BRANCH_ENTRY_HEADER, UnsafeApi.getShort(branch + off) & 0xFFFF,
+                cmp = Keys.compare(null, branch + off + BRANCH_ENTRY_HEADER, UNSAFE.getShort(branch + off) & 0xFFFF,
                         keyBase, keyOff, keyLen);
             }
             if (cmp <= 0) {
@@ -385,16 +385,16 @@ public final class Node {
             compact(addr, pageSize, scratch);
         }
         int start = contentStart(addr) - len;
-        UnsafeApi.copyMemory(srcBase, srcOff, null, addr + start, len);
-        UnsafeApi.putInt(addr + CONTENT_START, start);
+        UNSAFE.copyMemory(srcBase, srcOff, null, addr + start, len);
+        UNSAFE.putInt(addr + CONTENT_START, start);
         long slot = addr + SLOTS + (long) SLOT_SIZE * i;
         if (i < n) {
-            UnsafeApi.copyMemory(slot, slot + SLOT_SIZE, (long) SLOT_SIZE * (n - i));
+            UNSAFE.copyMemory(slot, slot + SLOT_SIZE, (long) SLOT_SIZE * (n - i));
         }
         setCount(addr, n + 1);
         boolean leaf = isLeaf(addr);
         long key = addr + start + (leaf ? LEAF_ENTRY_HEADER : BRANCH_ENTRY_HEADER);
-        int keyLength = UnsafeApi.getShort(addr + start) & 0xFFFF;
+        int keyLength = UNSAFE.getShort(addr + start) & 0xFFFF;
         int prefix = prefixLength(addr);
         int hint = 0;
         if (leaf || i > 0) {
@@ -426,7 +426,7 @@ public final class Node {
                 : "branch entry past the room contiguous in the page";
         int start = contentStart(addr) - BRANCH_ENTRY_HEADER - keyLen;
         encodeBranch(addr + start, keyBase, keyOff, keyLen, child, revision, count, inlineOnly);
-        UnsafeApi.putInt(addr + CONTENT_START, start);
+        UNSAFE.putInt(addr + CONTENT_START, start);
         setCount(addr, n + 1);
         int prefix = prefixLength(addr);
         long key = addr + start + BRANCH_ENTRY_HEADER;
@@ -446,10 +446,10 @@ public final class Node {
         int size = entrySize(addr, entry(addr, i), leaf);
         long slot = addr + SLOTS + (long) SLOT_SIZE * i;
         if (i < n - 1) {
-            UnsafeApi.copyMemory(slot + SLOT_SIZE, slot, (long) SLOT_SIZE * (n - 1 - i));
+            UNSAFE.copyMemory(slot + SLOT_SIZE, slot, (long) SLOT_SIZE * (n - 1 - i));
         }
         setCount(addr, n - 1);
-        UnsafeApi.putShort(addr + GARBAGE, (short) (garbage(addr) + size));
+        UNSAFE.putShort(addr + GARBAGE, (short) (garbage(addr) + size));
     }
 
     /** Removes entries [from, to); their bytes become garbage. */
@@ -465,13 +465,13 @@ public final class Node {
             freed += entrySize(addr, entry(addr, i), leaf);
         }
         long slots = addr + SLOTS;
-        UnsafeApi.copyMemory(slots + (long) SLOT_SIZE * to, slots + (long) SLOT_SIZE * from, (long) SLOT_SIZE * (n - to));
+        UNSAFE.copyMemory(slots + (long) SLOT_SIZE * to, slots + (long) SLOT_SIZE * from, (long) SLOT_SIZE * (n - to));
         setCount(addr, n - (to - from));
         if (n - (to - from) == 0) {
-            UnsafeApi.putInt(addr + CONTENT_START, pageSize);
-            UnsafeApi.putShort(addr + GARBAGE, (short) 0);
+            UNSAFE.putInt(addr + CONTENT_START, pageSize);
+            UNSAFE.putShort(addr + GARBAGE, (short) 0);
         } else {
-            UnsafeApi.putShort(addr + GARBAGE, (short) (garbage(addr) + freed));
+            UNSAFE.putShort(addr + GARBAGE, (short) (garbage(addr) + freed));
         }
     }
 
@@ -487,24 +487,24 @@ public final class Node {
      */
     public static void clearFirstKey(long branch) {
         int off = entry(branch, 0);
-        int keyLength = UnsafeApi.getShort(branch + off) & 0xFFFF;
+        int keyLength = UNSAFE.getShort(branch + off) & 0xFFFF;
         if (keyLength > 0) {
-            UnsafeApi.putShort(branch + off, (short) 0);
-            UnsafeApi.putShort(branch + GARBAGE, (short) (garbage(branch) + keyLength));
+            UNSAFE.putShort(branch + off, (short) 0);
+            UNSAFE.putShort(branch + GARBAGE, (short) (garbage(branch) + keyLength));
         }
     }
 
     /** Removes every entry. */
     public static void clear(long addr, int pageSize) {
         setCount(addr, 0);
-        UnsafeApi.putInt(addr + CONTENT_START, pageSize);
-        UnsafeApi.putShort(addr + GARBAGE, (short) 0);
-        UnsafeApi.putByte(addr + PREFIX_LENGTH, (byte) 0);
+        UNSAFE.putInt(addr + CONTENT_START, pageSize);
+        UNSAFE.putShort(addr + GARBAGE, (short) 0);
+        UNSAFE.putByte(addr + PREFIX_LENGTH, (byte) 0);
     }
 
     /** Rewrites the entries so that all free bytes are contiguous. */
     public static void compact(long addr, int pageSize, long scratch) {
-        UnsafeApi.copyMemory(addr, scratch, pageSize);
+        UNSAFE.copyMemory(addr, scratch, pageSize);
         boolean leaf = isLeaf(scratch);
         int n = count(scratch);
         int start = pageSize;
@@ -512,11 +512,11 @@ public final class Node {
             int off = entry(scratch, i);
             int size = entrySize(scratch, off, leaf);
             start -= size;
-            UnsafeApi.copyMemory(scratch + off, addr + start, size);
-            UnsafeApi.putShort(addr + SLOTS + (long) SLOT_SIZE * i, (short) start);
+            UNSAFE.copyMemory(scratch + off, addr + start, size);
+            UNSAFE.putShort(addr + SLOTS + (long) SLOT_SIZE * i, (short) start);
         }
-        UnsafeApi.putInt(addr + CONTENT_START, start);
-        UnsafeApi.putShort(addr + GARBAGE, (short) 0);
+        UNSAFE.putInt(addr + CONTENT_START, start);
+        UNSAFE.putShort(addr + GARBAGE, (short) 0);
     }
 
     /**
@@ -527,29 +527,29 @@ public final class Node {
     public static void copyCompacted(long from, long to, int pageSize, long pageNo, long revision) {
         if (garbage(from) == 0) {
             int start = contentStart(from);
-            UnsafeApi.copyMemory(from, to, SLOTS + (long) SLOT_SIZE * count(from));
-            UnsafeApi.copyMemory(from + start, to + start, pageSize - start);
-            UnsafeApi.putInt(to + PageHeader.CHECKSUM, 0);
-            UnsafeApi.putByte(to + PageHeader.FLAGS, (byte) 0);
-            UnsafeApi.putLong(to + PageHeader.REVISION, revision);
-            UnsafeApi.putLong(to + PageHeader.PAGE_NO, pageNo);
+            UNSAFE.copyMemory(from, to, SLOTS + (long) SLOT_SIZE * count(from));
+            UNSAFE.copyMemory(from + start, to + start, pageSize - start);
+            UNSAFE.putInt(to + PageHeader.CHECKSUM, 0);
+            UNSAFE.putByte(to + PageHeader.FLAGS, (byte) 0);
+            UNSAFE.putLong(to + PageHeader.REVISION, revision);
+            UNSAFE.putLong(to + PageHeader.PAGE_NO, pageNo);
             return;
         }
         boolean leaf = isLeaf(from);
         init(to, leaf, level(from), pageNo, revision, pageSize);
-        UnsafeApi.copyMemory(from + PREFIX_LENGTH, to + PREFIX_LENGTH, 1);
-        UnsafeApi.copyMemory(from + PREFIX, to + PREFIX, MAX_PREFIX);
+        UNSAFE.copyMemory(from + PREFIX_LENGTH, to + PREFIX_LENGTH, 1);
+        UNSAFE.copyMemory(from + PREFIX, to + PREFIX, MAX_PREFIX);
         int n = count(from);
         int start = pageSize;
         for (int i = 0; i < n; i++) {
             int off = entry(from, i);
             int size = entrySize(from, off, leaf);
             start -= size;
-            UnsafeApi.copyMemory(from + off, to + start, size);
+            UNSAFE.copyMemory(from + off, to + start, size);
             setSlot(to, i, start, hint(from, i));
         }
         setCount(to, n);
-        UnsafeApi.putInt(to + CONTENT_START, start);
+        UNSAFE.putInt(to + CONTENT_START, start);
     }
 
     // ---- encoding entries into a buffer (scratch memory)
@@ -557,35 +557,35 @@ public final class Node {
     /** Writes a leaf entry with an inline value at {@code dst}; returns its size. */
     public static int encodeLeaf(long dst, Object keyBase, long keyOff, int keyLen, Object valueBase, long valueOff,
             int valueLen) {
-        UnsafeApi.putShort(dst, (short) keyLen);
-        UnsafeApi.putShort(dst + 2, (short) valueLen);
-        UnsafeApi.copyMemory(keyBase, keyOff, null, dst + LEAF_ENTRY_HEADER, keyLen);
-        UnsafeApi.copyMemory(valueBase, valueOff, null, dst + LEAF_ENTRY_HEADER + keyLen, valueLen);
+        UNSAFE.putShort(dst, (short) keyLen);
+        UNSAFE.putShort(dst + 2, (short) valueLen);
+        UNSAFE.copyMemory(keyBase, keyOff, null, dst + LEAF_ENTRY_HEADER, keyLen);
+        UNSAFE.copyMemory(valueBase, valueOff, null, dst + LEAF_ENTRY_HEADER + keyLen, valueLen);
         return LEAF_ENTRY_HEADER + keyLen + valueLen;
     }
 
     /** Writes a leaf entry whose value lives in overflow pages; returns its size. */
     public static int encodeLeafOverflow(long dst, Object keyBase, long keyOff, int keyLen, long firstPage,
             long revision, int valueLen) {
-        UnsafeApi.putShort(dst, (short) keyLen);
-        UnsafeApi.putShort(dst + 2, (short) OVERFLOW_MARK);
-        UnsafeApi.copyMemory(keyBase, keyOff, null, dst + LEAF_ENTRY_HEADER, keyLen);
+        UNSAFE.putShort(dst, (short) keyLen);
+        UNSAFE.putShort(dst + 2, (short) OVERFLOW_MARK);
+        UNSAFE.copyMemory(keyBase, keyOff, null, dst + LEAF_ENTRY_HEADER, keyLen);
         long ref = dst + LEAF_ENTRY_HEADER + keyLen;
-        UnsafeApi.putLong(ref, firstPage);
-        UnsafeApi.putLong(ref + 8, revision);
-        UnsafeApi.putInt(ref + 16, valueLen);
+        UNSAFE.putLong(ref, firstPage);
+        UNSAFE.putLong(ref + 8, revision);
+        UNSAFE.putInt(ref + 16, valueLen);
         return LEAF_ENTRY_HEADER + keyLen + OVERFLOW_REF;
     }
 
     /** Writes a branch entry at {@code dst}; returns its size. */
     public static int encodeBranch(long dst, Object keyBase, long keyOff, int keyLen, long child, long revision,
             long count, boolean inlineOnly) {
-        UnsafeApi.putShort(dst, (short) keyLen);
-        UnsafeApi.putShort(dst + BRANCH_FLAGS, (short) (inlineOnly ? INLINE_ONLY : 0));
-        UnsafeApi.putLong(dst + BRANCH_CHILD, child);
-        UnsafeApi.putLong(dst + BRANCH_CHILD_REV, revision);
-        UnsafeApi.putLong(dst + BRANCH_COUNT, count);
-        UnsafeApi.copyMemory(keyBase, keyOff, null, dst + BRANCH_ENTRY_HEADER, keyLen);
+        UNSAFE.putShort(dst, (short) keyLen);
+        UNSAFE.putShort(dst + BRANCH_FLAGS, (short) (inlineOnly ? INLINE_ONLY : 0));
+        UNSAFE.putLong(dst + BRANCH_CHILD, child);
+        UNSAFE.putLong(dst + BRANCH_CHILD_REV, revision);
+        UNSAFE.putLong(dst + BRANCH_COUNT, count);
+        UNSAFE.copyMemory(keyBase, keyOff, null, dst + BRANCH_ENTRY_HEADER, keyLen);
         return BRANCH_ENTRY_HEADER + keyLen;
     }
 }

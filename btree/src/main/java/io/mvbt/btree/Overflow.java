@@ -1,6 +1,6 @@
 package io.mvbt.btree;
 
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 
 import io.mvbt.CorruptionException;
 
@@ -53,14 +53,14 @@ public final class Overflow {
             // Built off the store and written in one piece: see PageWriter.writeRun.
             long address = w.runScratch(pages * pageSize);
             PageHeader.init(address, PageHeader.TYPE_OVERFLOW, pageNo, w.revision());
-            UnsafeApi.putInt(address + PAGES, pages);
-            UnsafeApi.putInt(address + BYTES, bytes);
-            UnsafeApi.putLong(address + NEXT, next);
-            UnsafeApi.putLong(address + NEXT_REVISION, next == 0 ? 0 : w.revision());
-            UnsafeApi.copyMemory(base, offset + start, null, address + DATA, bytes);
+            UNSAFE.putInt(address + PAGES, pages);
+            UNSAFE.putInt(address + BYTES, bytes);
+            UNSAFE.putLong(address + NEXT, next);
+            UNSAFE.putLong(address + NEXT_REVISION, next == 0 ? 0 : w.revision());
+            UNSAFE.copyMemory(base, offset + start, null, address + DATA, bytes);
             long tail = (long) pages * pageSize - DATA - bytes;
             if (tail > 0) {
-                UnsafeApi.setMemory(address + DATA + bytes, tail, (byte) 0);
+                UNSAFE.setMemory(address + DATA + bytes, tail, (byte) 0);
             }
             w.writeRun(pageNo, pages);
             next = pageNo;
@@ -71,7 +71,7 @@ public final class Overflow {
     /** Address of the value bytes if the value is one run, else 0. */
     public static long contiguousAddress(PageReader r, long pageNo, long revision, int length) {
         long address = r.page(pageNo, revision, PageHeader.TYPE_OVERFLOW);
-        if (UnsafeApi.getLong(address + NEXT) != 0) {
+        if (UNSAFE.getLong(address + NEXT) != 0) {
             return 0;
         }
         checkBytes(pageNo, address, length);
@@ -85,15 +85,15 @@ public final class Overflow {
         long rev = revision;
         while (runNo != 0) {
             long address = r.page(runNo, rev, PageHeader.TYPE_OVERFLOW);
-            int bytes = UnsafeApi.getInt(address + BYTES);
+            int bytes = UNSAFE.getInt(address + BYTES);
             if (bytes < 0 || copied + bytes > length) {
                 throw new CorruptionException(runNo, "overflow chain holds more than the " + length
                         + " bytes its entry says");
             }
-            UnsafeApi.copyMemory(null, address + DATA, base, offset + copied, bytes);
+            UNSAFE.copyMemory(null, address + DATA, base, offset + copied, bytes);
             copied += bytes;
-            rev = UnsafeApi.getLong(address + NEXT_REVISION);
-            runNo = UnsafeApi.getLong(address + NEXT);
+            rev = UNSAFE.getLong(address + NEXT_REVISION);
+            runNo = UNSAFE.getLong(address + NEXT);
         }
         if (copied != length) {
             throw new CorruptionException(pageNo, "overflow chain holds " + copied + " bytes, its entry says "
@@ -108,15 +108,15 @@ public final class Overflow {
         long bytes = 0;
         while (runNo != 0) {
             long address = w.page(runNo, rev, PageHeader.TYPE_OVERFLOW);
-            int pages = UnsafeApi.getInt(address + PAGES);
+            int pages = UNSAFE.getInt(address + PAGES);
             // Every run holds at least one byte: a chain longer than the value is a cycle.
-            bytes += UnsafeApi.getInt(address + BYTES);
+            bytes += UNSAFE.getInt(address + BYTES);
             if (bytes > length) {
                 throw new CorruptionException(runNo, "overflow chain holds more than the " + length
                         + " bytes its entry says");
             }
-            long next = UnsafeApi.getLong(address + NEXT);
-            long nextRev = UnsafeApi.getLong(address + NEXT_REVISION);
+            long next = UNSAFE.getLong(address + NEXT);
+            long nextRev = UNSAFE.getLong(address + NEXT_REVISION);
             w.free(runNo, rev, pages);
             runNo = next;
             rev = nextRev;
@@ -135,8 +135,8 @@ public final class Overflow {
         long bytes = 0;
         for (long runNo = pageNo, rev = revision; runNo != 0;) {
             long address = w.page(runNo, rev, PageHeader.TYPE_OVERFLOW);
-            int pages = UnsafeApi.getInt(address + PAGES);
-            bytes += UnsafeApi.getInt(address + BYTES);
+            int pages = UNSAFE.getInt(address + PAGES);
+            bytes += UNSAFE.getInt(address + BYTES);
             if (pages <= 0 || bytes > length) {
                 throw new CorruptionException(runNo, "overflow chain holds more than the " + length
                         + " bytes its entry says");
@@ -148,8 +148,8 @@ public final class Overflow {
             chain[2 * runs] = runNo;
             chain[2 * runs + 1] = rev;
             runs++;
-            rev = UnsafeApi.getLong(address + NEXT_REVISION);
-            runNo = UnsafeApi.getLong(address + NEXT);
+            rev = UNSAFE.getLong(address + NEXT_REVISION);
+            runNo = UNSAFE.getLong(address + NEXT);
         }
         if (!reaches) {
             return -1;
@@ -160,13 +160,13 @@ public final class Overflow {
             long oldNo = chain[2 * r];
             long oldRev = chain[2 * r + 1];
             long old = w.page(oldNo, oldRev, PageHeader.TYPE_OVERFLOW);
-            int pages = UnsafeApi.getInt(old + PAGES);
+            int pages = UNSAFE.getInt(old + PAGES);
             long copyNo = w.allocate(pages);
             long address = w.runScratch(pages * pageSize);
-            UnsafeApi.copyMemory(old, address, (long) pages * pageSize);
+            UNSAFE.copyMemory(old, address, (long) pages * pageSize);
             PageHeader.init(address, PageHeader.TYPE_OVERFLOW, copyNo, w.revision());
-            UnsafeApi.putLong(address + NEXT, next);
-            UnsafeApi.putLong(address + NEXT_REVISION, next == 0 ? 0 : w.revision());
+            UNSAFE.putLong(address + NEXT, next);
+            UNSAFE.putLong(address + NEXT_REVISION, next == 0 ? 0 : w.revision());
             w.writeRun(copyNo, pages);
             w.free(oldNo, oldRev, pages);
             next = copyNo;
@@ -175,8 +175,8 @@ public final class Overflow {
     }
 
     private static void checkBytes(long pageNo, long address, int length) {
-        if (UnsafeApi.getInt(address + BYTES) != length) {
-            throw new CorruptionException(pageNo, "overflow run holds " + UnsafeApi.getInt(address + BYTES)
+        if (UNSAFE.getInt(address + BYTES) != length) {
+            throw new CorruptionException(pageNo, "overflow run holds " + UNSAFE.getInt(address + BYTES)
                     + " bytes, its entry says " + length);
         }
     }

@@ -1,6 +1,6 @@
 package io.mvbt.btree;
 
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 
 /**
  * The 24-byte header every data page starts with (little-endian), read and written at the page's
@@ -39,39 +39,39 @@ public final class PageHeader {
     }
 
     public static void init(long addr, int type, long pageNo, long revision) {
-        UnsafeApi.putInt(addr + CHECKSUM, 0);
-        UnsafeApi.putByte(addr + TYPE, (byte) type);
-        UnsafeApi.putByte(addr + FLAGS, (byte) 0);
-        UnsafeApi.putShort(addr + COUNT, (short) 0);
-        UnsafeApi.putLong(addr + REVISION, revision);
-        UnsafeApi.putLong(addr + PAGE_NO, pageNo);
+        UNSAFE.putInt(addr + CHECKSUM, 0);
+        UNSAFE.putByte(addr + TYPE, (byte) type);
+        UNSAFE.putByte(addr + FLAGS, (byte) 0);
+        UNSAFE.putShort(addr + COUNT, (short) 0);
+        UNSAFE.putLong(addr + REVISION, revision);
+        UNSAFE.putLong(addr + PAGE_NO, pageNo);
     }
 
     public static int type(long addr) {
-        return UnsafeApi.getByte(addr + TYPE) & 0xFF;
+        return UNSAFE.getByte(addr + TYPE) & 0xFF;
     }
 
     public static long revision(long addr) {
-        return UnsafeApi.getLong(addr + REVISION);
+        return UNSAFE.getLong(addr + REVISION);
     }
 
     public static long pageNo(long addr) {
-        return UnsafeApi.getLong(addr + PAGE_NO);
+        return UNSAFE.getLong(addr + PAGE_NO);
     }
 
     public static boolean isSealed(long addr) {
-        return (UnsafeApi.getByte(addr + FLAGS) & FLAG_SEALED) != 0;
+        return (UNSAFE.getByte(addr + FLAGS) & FLAG_SEALED) != 0;
     }
 
     public static int checksum(long addr) {
-        return UnsafeApi.getInt(addr + CHECKSUM);
+        return UNSAFE.getInt(addr + CHECKSUM);
     }
 
     /** Stores a checksum and then marks the page sealed, in that order, for readers that look. */
     public static void seal(long addr, int checksum) {
-        UnsafeApi.putInt(addr + CHECKSUM, checksum);
-        UnsafeApi.storeFence();
-        UnsafeApi.putByte(addr + FLAGS, (byte) (UnsafeApi.getByte(addr + FLAGS) | FLAG_SEALED));
+        UNSAFE.putInt(addr + CHECKSUM, checksum);
+        UNSAFE.storeFence();
+        UNSAFE.putByte(addr + FLAGS, (byte) (UNSAFE.getByte(addr + FLAGS) | FLAG_SEALED));
     }
 
     public static String typeName(int type) {

@@ -1,6 +1,6 @@
 package io.mvbt.btree;
 
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 
 import io.mvbt.CorruptionException;
 
@@ -65,7 +65,7 @@ public final class PageValidator {
             if (off < contentStart || off + header > pageSize) {
                 fail(pageNo, "entry " + i + " at offset " + off + " lies outside the content area");
             }
-            int keyLength = UnsafeApi.getShort(addr + off) & 0xFFFF;
+            int keyLength = UNSAFE.getShort(addr + off) & 0xFFFF;
             if (keyLength > limits.maxKeySize) {
                 fail(pageNo, "entry " + i + " has a key of " + keyLength + " bytes, over the limit "
                         + limits.maxKeySize);
@@ -75,7 +75,7 @@ public final class PageValidator {
                 fail(pageNo, "entry " + i + " (" + size + " bytes at " + off + ") runs past the page end");
             }
             if (leaf && Node.isOverflow(addr, i)) {
-                int length = UnsafeApi.getInt(addr + off + header + keyLength + 16);
+                int length = UNSAFE.getInt(addr + off + header + keyLength + 16);
                 if (length < 0) {
                     fail(pageNo, "entry " + i + " has a negative overflow length");
                 }
@@ -83,7 +83,7 @@ public final class PageValidator {
             if (!leaf && i == 0 && keyLength != 0) {
                 fail(pageNo, "first child of a branch carries a key");
             }
-            if (!leaf && (UnsafeApi.getShort(addr + off + Node.BRANCH_FLAGS) & ~Node.INLINE_ONLY) != 0) {
+            if (!leaf && (UNSAFE.getShort(addr + off + Node.BRANCH_FLAGS) & ~Node.INLINE_ONLY) != 0) {
                 fail(pageNo, "entry " + i + " has unknown flags");
             }
             long key = addr + off + header;
@@ -107,8 +107,8 @@ public final class PageValidator {
 
     /** Checks the header fields of the first page of an overflow run. */
     public static void checkOverflow(long addr, long pageNo, int pageSize, int maxRunPages) {
-        int pages = UnsafeApi.getInt(addr + Overflow.PAGES);
-        int bytes = UnsafeApi.getInt(addr + Overflow.BYTES);
+        int pages = UNSAFE.getInt(addr + Overflow.PAGES);
+        int bytes = UNSAFE.getInt(addr + Overflow.BYTES);
         if (pages < 1 || pages > maxRunPages) {
             fail(pageNo, "overflow run of " + pages + " pages (at most " + maxRunPages + ")");
         }
@@ -116,8 +116,8 @@ public final class PageValidator {
         if (bytes < 1 || bytes > (long) pages * pageSize - Overflow.DATA) {
             fail(pageNo, "overflow run claims " + bytes + " bytes in " + pages + " pages");
         }
-        long next = UnsafeApi.getLong(addr + Overflow.NEXT);
-        long nextRevision = UnsafeApi.getLong(addr + Overflow.NEXT_REVISION);
+        long next = UNSAFE.getLong(addr + Overflow.NEXT);
+        long nextRevision = UNSAFE.getLong(addr + Overflow.NEXT_REVISION);
         if (next < 0 || (next != 0 && nextRevision > PageHeader.revision(addr))) {
             fail(pageNo, "overflow run points at page " + next + " of revision " + nextRevision);
         }
@@ -125,7 +125,7 @@ public final class PageValidator {
 
     /** Pages in the overflow run starting at {@code addr} (valid after {@link #checkOverflow}). */
     public static int overflowPages(long addr) {
-        return UnsafeApi.getInt(addr + Overflow.PAGES);
+        return UNSAFE.getInt(addr + Overflow.PAGES);
     }
 
     private static void fail(long pageNo, String message) {

@@ -1,6 +1,6 @@
 package io.mvbt.btree;
 
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 
 import io.mvbt.CorruptionException;
 
@@ -106,7 +106,7 @@ public final class TreeChecker {
                 if (Node.isOverflow(addr, i)) {
                     overflowBelow = true;
                     long ref = Node.valueAddress(addr, i);
-                    chain(pageNo, UnsafeApi.getLong(ref), UnsafeApi.getLong(ref + 8), UnsafeApi.getInt(ref + 16),
+                    chain(pageNo, UNSAFE.getLong(ref), UNSAFE.getLong(ref + 8), UNSAFE.getInt(ref + 16),
                             revision);
                 }
             }
@@ -188,13 +188,13 @@ public final class TreeChecker {
             PageValidator.checkOverflow(address, runNo, limits.pageSize, Integer.MAX_VALUE);
             int run = PageValidator.overflowPages(address);
             pages.reached(runNo, run, rev, address);
-            bytes += UnsafeApi.getInt(address + Overflow.BYTES);
+            bytes += UNSAFE.getInt(address + Overflow.BYTES);
             if (bytes > length) {
                 throw new CorruptionException(runNo, "overflow chain holds more than the " + length
                         + " bytes its entry in page " + leafNo + " says");
             }
-            rev = UnsafeApi.getLong(address + Overflow.NEXT_REVISION);
-            runNo = UnsafeApi.getLong(address + Overflow.NEXT);
+            rev = UNSAFE.getLong(address + Overflow.NEXT_REVISION);
+            runNo = UNSAFE.getLong(address + Overflow.NEXT);
         }
         if (bytes != length) {
             throw new CorruptionException(pageNo, "overflow chain holds " + bytes + " bytes, its entry in page "

@@ -1,7 +1,7 @@
 package io.mvbt.btree;
 
 import org.agrona.DirectBuffer;
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import io.mvbt.CorruptionException;
@@ -317,13 +317,13 @@ public final class TreeCursor {
     }
 
     public int keyLength() {
-        return UnsafeApi.getShort(entryAddress()) & 0xFFFF;
+        return UNSAFE.getShort(entryAddress()) & 0xFFFF;
     }
 
     /** The current key, as a view of page memory. */
     public DirectBuffer key() {
         long entry = entryAddress();
-        keyView.wrap(entry + Node.LEAF_ENTRY_HEADER, UnsafeApi.getShort(entry) & 0xFFFF);
+        keyView.wrap(entry + Node.LEAF_ENTRY_HEADER, UNSAFE.getShort(entry) & 0xFFFF);
         return keyView;
     }
 
@@ -336,8 +336,8 @@ public final class TreeCursor {
             valueView.wrap(at, length);
             return valueView;
         }
-        long pageNo = UnsafeApi.getLong(at);
-        long revision = UnsafeApi.getLong(at + 8);
+        long pageNo = UNSAFE.getLong(at);
+        long revision = UNSAFE.getLong(at + 8);
         long contiguous = Overflow.contiguousAddress(reader, pageNo, revision, length);
         if (contiguous != 0) {
             valueView.wrap(contiguous, length);
@@ -346,7 +346,7 @@ public final class TreeCursor {
         if (valueCopy == null || valueCopy.length < length) {
             valueCopy = new byte[length];
         }
-        Overflow.read(reader, pageNo, revision, length, valueCopy, UnsafeApi.arrayBaseOffset(byte[].class));
+        Overflow.read(reader, pageNo, revision, length, valueCopy, UNSAFE.arrayBaseOffset(byte[].class));
         valueView.wrap(valueCopy, 0, length);
         return valueView;
     }

@@ -1,7 +1,7 @@
 package io.mvbt.btree;
 
 import org.agrona.BufferUtil;
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 
 import io.mvbt.CorruptionException;
 
@@ -111,10 +111,10 @@ public final class TreeEditor {
         } else {
             at = pos;
             long old = leaf + Node.entry(leaf, at);
-            if (!Node.isOverflow(leaf, at) && UnsafeApi.getInt(old) == UnsafeApi.getInt(entry)) {
+            if (!Node.isOverflow(leaf, at) && UNSAFE.getInt(old) == UNSAFE.getInt(entry)) {
                 // The same key with an inline value of the same length: overwritten in place, so the
                 // page gains no garbage and its next copy is one memory copy, not a compaction.
-                UnsafeApi.copyMemory(entry, old, entrySize);
+                UNSAFE.copyMemory(entry, old, entrySize);
                 return false;
             }
             freeOverflowOf(leaf, at);
@@ -197,7 +197,7 @@ public final class TreeEditor {
             if (leaf) {
                 if (Node.isOverflow(addr, i)) {
                     long ref = Node.valueAddress(addr, i);
-                    Overflow.free(w, UnsafeApi.getLong(ref), UnsafeApi.getLong(ref + 8), UnsafeApi.getInt(ref + 16));
+                    Overflow.free(w, UNSAFE.getLong(ref), UNSAFE.getLong(ref + 8), UNSAFE.getInt(ref + 16));
                     freed++;
                 }
             } else {
@@ -269,8 +269,8 @@ public final class TreeEditor {
                     continue;
                 }
                 long ref = Node.valueAddress(addr, i);
-                int length = UnsafeApi.getInt(ref + 16);
-                moved = Overflow.relocate(w, UnsafeApi.getLong(ref), UnsafeApi.getLong(ref + 8), length, limit);
+                int length = UNSAFE.getInt(ref + 16);
+                moved = Overflow.relocate(w, UNSAFE.getLong(ref), UNSAFE.getLong(ref + 8), length, limit);
                 if (moved < 0) {
                     continue;
                 }
@@ -292,8 +292,8 @@ public final class TreeEditor {
             }
             if (leaf) {
                 long ref = Node.valueAddress(copy, i);
-                UnsafeApi.putLong(ref, moved);
-                UnsafeApi.putLong(ref + 8, w.revision());
+                UNSAFE.putLong(ref, moved);
+                UNSAFE.putLong(ref + 8, w.revision());
             } else {
                 Node.setChild(copy, i, moved, w.revision());
             }
@@ -379,7 +379,7 @@ public final class TreeEditor {
             // The editor may have edited other trees since the last call.
             w = writer;
             root = tree;
-            if (lastKeyLength >= 0 && Keys.compare(lastKey, UnsafeApi.arrayBaseOffset(byte[].class), lastKeyLength,
+            if (lastKeyLength >= 0 && Keys.compare(lastKey, UNSAFE.arrayBaseOffset(byte[].class), lastKeyLength,
                     keyBase, keyOff, keyLen) >= 0) {
                 throw new IllegalArgumentException("bulk load keys must be strictly ascending; entry " + added
                         + " does not sort after the previous key");
@@ -464,7 +464,7 @@ public final class TreeEditor {
             if (lastKey.length < length) {
                 lastKey = new byte[Math.max(length, lastKey.length * 2)];
             }
-            UnsafeApi.copyMemory(null, address, lastKey, UnsafeApi.arrayBaseOffset(byte[].class), length);
+            UNSAFE.copyMemory(null, address, lastKey, UNSAFE.arrayBaseOffset(byte[].class), length);
             lastKeyLength = length;
         }
 
@@ -731,7 +731,7 @@ public final class TreeEditor {
     private void freeOverflowOf(long leaf, int i) {
         if (Node.isOverflow(leaf, i)) {
             long ref = Node.valueAddress(leaf, i);
-            Overflow.free(w, UnsafeApi.getLong(ref), UnsafeApi.getLong(ref + 8), UnsafeApi.getInt(ref + 16));
+            Overflow.free(w, UNSAFE.getLong(ref), UNSAFE.getLong(ref + 8), UNSAFE.getInt(ref + 16));
         }
     }
 
@@ -772,7 +772,7 @@ public final class TreeEditor {
         if (leaf && !append && level > 0 && shareWithSibling(level, at, entry, size)) {
             return;
         }
-        UnsafeApi.copyMemory(addr, scratchA, pageSize);
+        UNSAFE.copyMemory(addr, scratchA, pageSize);
         int total = listEntries(scratchA, 0, leaf, at, entry, size, 0);
         int split = append ? n : chooseSplit(total, leaf);
         rebuildPair(level, leaf, total, split, addr, 0);
@@ -801,8 +801,8 @@ public final class TreeEditor {
             return false;
         }
         boolean pageIsLeft = sibling > i;
-        UnsafeApi.copyMemory(pageIsLeft ? addr : other, scratchA, pageSize);
-        UnsafeApi.copyMemory(pageIsLeft ? other : addr, scratchB, pageSize);
+        UNSAFE.copyMemory(pageIsLeft ? addr : other, scratchA, pageSize);
+        UNSAFE.copyMemory(pageIsLeft ? other : addr, scratchB, pageSize);
         int total = listEntries(scratchA, 0, true, pageIsLeft ? at : -1, entry, size, 0);
         total = listEntries(scratchB, 0, true, pageIsLeft ? -1 : at, entry, size, total);
         int split = bestSplit(total, true);
@@ -916,7 +916,7 @@ public final class TreeEditor {
         boolean leftInline = true;
         for (int i = 0; i < split; i++) {
             Node.appendRaw(leftPage, pageSize, null, listAddress[i], listSize[i], 0);
-            leftCount += leaf ? 1 : UnsafeApi.getLong(listAddress[i] + Node.BRANCH_COUNT);
+            leftCount += leaf ? 1 : UNSAFE.getLong(listAddress[i] + Node.BRANCH_COUNT);
             leftInline &= inlineOnly(listAddress[i], leaf);
         }
         long rightCount = 0;
@@ -929,23 +929,23 @@ public final class TreeEditor {
             long first = listAddress[split];
             sepSource = first + Node.LEAF_ENTRY_HEADER;
             // The shortest prefix of the right key that is still greater than the left key.
-            sepLength = Keys.commonPrefix(lastLeft + Node.LEAF_ENTRY_HEADER, UnsafeApi.getShort(lastLeft) & 0xFFFF,
-                    sepSource, UnsafeApi.getShort(first) & 0xFFFF) + 1;
+            sepLength = Keys.commonPrefix(lastLeft + Node.LEAF_ENTRY_HEADER, UNSAFE.getShort(lastLeft) & 0xFFFF,
+                    sepSource, UNSAFE.getShort(first) & 0xFFFF) + 1;
         } else {
             long middle = listAddress[split];
             sepSource = middle + Node.BRANCH_ENTRY_HEADER;
-            sepLength = UnsafeApi.getShort(middle) & 0xFFFF;
-            long headCount = UnsafeApi.getLong(middle + Node.BRANCH_COUNT);
+            sepLength = UNSAFE.getShort(middle) & 0xFFFF;
+            long headCount = UNSAFE.getLong(middle + Node.BRANCH_COUNT);
             boolean headInline = Node.entryInlineOnly(middle);
-            Node.appendBranch(right, null, 0, 0, UnsafeApi.getLong(middle + Node.BRANCH_CHILD),
-                    UnsafeApi.getLong(middle + Node.BRANCH_CHILD_REV), headCount, headInline);
+            Node.appendBranch(right, null, 0, 0, UNSAFE.getLong(middle + Node.BRANCH_CHILD),
+                    UNSAFE.getLong(middle + Node.BRANCH_CHILD_REV), headCount, headInline);
             rightCount += headCount;
             rightInline = headInline;
             firstRight = split + 1;
         }
         for (int i = firstRight; i < total; i++) {
             Node.appendRaw(right, pageSize, null, listAddress[i], listSize[i], 0);
-            rightCount += leaf ? 1 : UnsafeApi.getLong(listAddress[i] + Node.BRANCH_COUNT);
+            rightCount += leaf ? 1 : UNSAFE.getLong(listAddress[i] + Node.BRANCH_COUNT);
             rightInline &= inlineOnly(listAddress[i], leaf);
         }
         Node.refreshPrefix(leftPage);
@@ -1059,8 +1059,8 @@ public final class TreeEditor {
     }
 
     private void redistribute(int level, long parent, int leftIndex, long left, long right, boolean leaf) {
-        UnsafeApi.copyMemory(left, scratchA, pageSize);
-        UnsafeApi.copyMemory(right, scratchB, pageSize);
+        UNSAFE.copyMemory(left, scratchA, pageSize);
+        UNSAFE.copyMemory(right, scratchB, pageSize);
         // Entries of both pages, with the parent's separator pulled down between them for branches.
         int total = listEntries(scratchA, 0, leaf, -1, 0, 0, 0);
         int start = 0;

@@ -69,12 +69,12 @@ public final class TreeReader {
 
     /** Length of the key of a leaf entry. */
     public static int keyLength(long entry) {
-        return org.agrona.UnsafeApi.getShort(entry) & 0xFFFF;
+        return org.agrona.UnsafeAccess.UNSAFE.getShort(entry) & 0xFFFF;
     }
 
     /** Whether the value of a leaf entry lives in overflow pages. */
     public static boolean isOverflow(long entry) {
-        return (org.agrona.UnsafeApi.getShort(entry + 2) & 0xFFFF) == Node.OVERFLOW_MARK;
+        return (org.agrona.UnsafeAccess.UNSAFE.getShort(entry + 2) & 0xFFFF) == Node.OVERFLOW_MARK;
     }
 
     /** Address of the inline value, or of the overflow reference, of a leaf entry. */
@@ -84,7 +84,7 @@ public final class TreeReader {
 
     /** Length of the value of a leaf entry. */
     public static int valueLength(long entry) {
-        int info = org.agrona.UnsafeApi.getShort(entry + 2) & 0xFFFF;
-        return info != Node.OVERFLOW_MARK ? info : org.agrona.UnsafeApi.getInt(valueAddress(entry) + 16);
+        int info = org.agrona.UnsafeAccess.UNSAFE.getShort(entry + 2) & 0xFFFF;
+        return info != Node.OVERFLOW_MARK ? info : org.agrona.UnsafeAccess.UNSAFE.getInt(valueAddress(entry) + 16);
     }
 }

@@ -1,6 +1,6 @@
 package io.mvbt.btree;
 
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 
 /**
  * Where a tree starts and what it holds: root page and the revision that wrote it, entries and
@@ -44,18 +44,18 @@ public final class TreeRoot {
 
     /** Writes the {@link #BYTES} bytes at a memory address (or into an object at an offset). */
     public void writeTo(Object base, long offset) {
-        UnsafeApi.putLong(base, offset, page);
-        UnsafeApi.putLong(base, offset + 8, revision);
-        UnsafeApi.putLong(base, offset + 16, entries);
-        UnsafeApi.putInt(base, offset + 24, depth);
-        UnsafeApi.putInt(base, offset + 28, 0);
+        UNSAFE.putLong(base, offset, page);
+        UNSAFE.putLong(base, offset + 8, revision);
+        UNSAFE.putLong(base, offset + 16, entries);
+        UNSAFE.putInt(base, offset + 24, depth);
+        UNSAFE.putInt(base, offset + 28, 0);
     }
 
     public TreeRoot readFrom(Object base, long offset) {
-        page = UnsafeApi.getLong(base, offset);
-        revision = UnsafeApi.getLong(base, offset + 8);
-        entries = UnsafeApi.getLong(base, offset + 16);
-        depth = UnsafeApi.getInt(base, offset + 24);
+        page = UNSAFE.getLong(base, offset);
+        revision = UNSAFE.getLong(base, offset + 8);
+        entries = UNSAFE.getLong(base, offset + 16);
+        depth = UNSAFE.getInt(base, offset + 24);
         return this;
     }
 

@@ -1,6 +1,6 @@
 package io.mvbt.btree;
 
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 
 import io.mvbt.CorruptionException;
 
@@ -45,7 +45,7 @@ public final class TreeWalker {
             if (leaf) {
                 if (Node.isOverflow(addr, i)) {
                     long ref = Node.valueAddress(addr, i);
-                    walkOverflow(r, UnsafeApi.getLong(ref), UnsafeApi.getLong(ref + 8), since, visitor);
+                    walkOverflow(r, UNSAFE.getLong(ref), UNSAFE.getLong(ref + 8), since, visitor);
                 }
             } else {
                 long childRevision = Node.childRevision(addr, i);
@@ -64,8 +64,8 @@ public final class TreeWalker {
         while (runNo != 0 && rev > since) {
             long address = r.page(runNo, rev, PageHeader.TYPE_OVERFLOW);
             visitor.overflow(runNo, rev, address);
-            runNo = UnsafeApi.getLong(address + Overflow.NEXT);
-            rev = UnsafeApi.getLong(address + Overflow.NEXT_REVISION);
+            runNo = UNSAFE.getLong(address + Overflow.NEXT);
+            rev = UNSAFE.getLong(address + Overflow.NEXT_REVISION);
         }
     }
 }

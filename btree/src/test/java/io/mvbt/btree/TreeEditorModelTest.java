@@ -11,12 +11,12 @@ import java.util.Random;
 import java.util.TreeMap;
 
 import org.agrona.DirectBuffer;
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 import org.junit.jupiter.api.Test;
 
 /** The tree editor and cursor against a TreeMap, with a fake page context (no revisions layer). */
 class TreeEditorModelTest {
-    private static final long BASE = UnsafeApi.arrayBaseOffset(byte[].class);
+    private static final long BASE = UNSAFE.arrayBaseOffset(byte[].class);
 
     private final TreeMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
 

@@ -11,7 +11,7 @@ import java.util.Random;
 import java.util.TreeMap;
 
 import org.agrona.DirectBuffer;
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 import org.junit.jupiter.api.Test;
 
 import io.mvbt.testkit.AscendingKeys;
@@ -30,7 +30,7 @@ import io.mvbt.testkit.Shrink;
  * per page size (4, or 400 in the long profile) and {@code -Dmvbt.treeOps=N} the operations per seed.
  */
 class TreeStructureModelTest {
-    private static final long BASE = UnsafeApi.arrayBaseOffset(byte[].class);
+    private static final long BASE = UNSAFE.arrayBaseOffset(byte[].class);
     private static final int[] PAGE_SIZES = {4096, 8192, 16384, 32768, 65536};
     private static final int TREES = 3;
 

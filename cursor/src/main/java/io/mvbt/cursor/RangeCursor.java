@@ -96,7 +96,7 @@ public final class RangeCursor implements AutoCloseable {
     private int compare(byte[] key) {
         DirectBuffer k = cursor.key();
         return Keys.compare(k.byteArray(), k.addressOffset(), k.capacity(), key,
-                org.agrona.UnsafeApi.arrayBaseOffset(byte[].class), key.length);
+                org.agrona.UnsafeAccess.UNSAFE.arrayBaseOffset(byte[].class), key.length);
     }
 
     /** The current key, as a view of page memory valid until the cursor moves. */

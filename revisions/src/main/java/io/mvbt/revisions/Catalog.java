@@ -4,7 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 
 import io.mvbt.CorruptionException;
 import io.mvbt.btree.PageReader;
@@ -21,7 +21,7 @@ import io.mvbt.btree.TreeRoot;
  * tree is an edit of the catalog, so it commits (or aborts) atomically with the data.
  */
 final class Catalog {
-    private static final long BYTE_BASE = UnsafeApi.arrayBaseOffset(byte[].class);
+    private static final long BYTE_BASE = UNSAFE.arrayBaseOffset(byte[].class);
 
     private Catalog() {
     }
@@ -71,7 +71,7 @@ final class Catalog {
         TreeCursor c = new TreeCursor().reset(r, catalog);
         for (boolean ok = c.first(); ok; ok = c.next()) {
             byte[] name = new byte[c.keyLength()];
-            UnsafeApi.copyMemory(null, c.keyAddress(), name, BYTE_BASE, name.length);
+            UNSAFE.copyMemory(null, c.keyAddress(), name, BYTE_BASE, name.length);
             if (!internal && name.length > 0 && name[0] == 0) {
                 continue;
             }

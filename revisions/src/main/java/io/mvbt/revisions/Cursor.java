@@ -1,7 +1,7 @@
 package io.mvbt.revisions;
 
 import org.agrona.DirectBuffer;
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 
 import io.mvbt.ClosedException;
 import io.mvbt.btree.TreeCursor;
@@ -53,7 +53,7 @@ public final class Cursor implements AutoCloseable {
             if (savedKey.length < length) {
                 savedKey = new byte[Math.max(length, savedKey.length * 2)];
             }
-            UnsafeApi.copyMemory(null, cursor.keyAddress(), savedKey, View.BYTE_BASE, length);
+            UNSAFE.copyMemory(null, cursor.keyAddress(), savedKey, View.BYTE_BASE, length);
             savedLength = length;
         } else if (!between) {
             savedLength = -1;

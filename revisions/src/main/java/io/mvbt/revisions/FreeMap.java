@@ -1,6 +1,6 @@
 package io.mvbt.revisions;
 
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 import org.agrona.collections.LongHashSet;
 
 import io.mvbt.CorruptionException;
@@ -58,7 +58,7 @@ final class FreeMap {
             long firstSlice) {
         if (level == 0) {
             long addr = r.page(pageNo, revision, PageHeader.TYPE_FREE_BITS);
-            long slice = UnsafeApi.getLong(addr + SLICE);
+            long slice = UNSAFE.getLong(addr + SLICE);
             if (slice != firstSlice) {
                 throw new CorruptionException(pageNo, "free-space bitmap for slice " + slice + " where slice "
                         + firstSlice + " belongs");
@@ -66,7 +66,7 @@ final class FreeMap {
             long first = slice * bitsPerPage;
             long end = Math.min(first + bitsPerPage, pageCount);
             for (long p = first; p < end; p += 64) {
-                long word = UnsafeApi.getLong(addr + BODY + (p - first) / 8);
+                long word = UNSAFE.getLong(addr + BODY + (p - first) / 8);
                 while (word != 0) {
                     long bit = p + Long.numberOfTrailingZeros(word);
                     if (bit < end) {
@@ -81,17 +81,17 @@ final class FreeMap {
         checkLevel(addr, pageNo, level);
         long span = span(level - 1);
         for (int i = 0; i < fanout; i++) {
-            long child = UnsafeApi.getLong(addr + BODY + 16L * i);
+            long child = UNSAFE.getLong(addr + BODY + 16L * i);
             if (child != 0) {
-                load(r, space, pageCount, child, UnsafeApi.getLong(addr + BODY + 16L * i + 8), level - 1,
+                load(r, space, pageCount, child, UNSAFE.getLong(addr + BODY + 16L * i + 8), level - 1,
                         firstSlice + i * span);
             }
         }
     }
 
     private static void checkLevel(long addr, long pageNo, int level) {
-        if (UnsafeApi.getInt(addr + LEVEL) != level) {
-            throw new CorruptionException(pageNo, "free-space index at level " + UnsafeApi.getInt(addr + LEVEL)
+        if (UNSAFE.getInt(addr + LEVEL) != level) {
+            throw new CorruptionException(pageNo, "free-space index at level " + UNSAFE.getInt(addr + LEVEL)
                     + " where level " + level + " belongs");
         }
     }
@@ -186,8 +186,8 @@ final class FreeMap {
             long pageNo = w.allocate(1);
             long addr = w.address(pageNo);
             initIndex(addr, pageNo, w.revision(), height + 1);
-            UnsafeApi.putLong(addr + BODY, root);
-            UnsafeApi.putLong(addr + BODY + 8, rootRevision);
+            UNSAFE.putLong(addr + BODY, root);
+            UNSAFE.putLong(addr + BODY + 8, rootRevision);
             root = pageNo;
             rootRevision = w.revision();
             height++;
@@ -207,12 +207,12 @@ final class FreeMap {
         for (int level = height; level >= 1; level--) {
             int i = (int) ((slice / span(level - 1)) % fanout);
             long entry = node + BODY + 16L * i;
-            long child = UnsafeApi.getLong(entry);
-            long childRevision = UnsafeApi.getLong(entry + 8);
+            long child = UNSAFE.getLong(entry);
+            long childRevision = UNSAFE.getLong(entry + 8);
             long copy = level == 1 ? writableBits(w, child, childRevision, slice)
                     : writableIndex(w, child, childRevision, level - 1);
-            UnsafeApi.putLong(entry, copy);
-            UnsafeApi.putLong(entry + 8, w.revision());
+            UNSAFE.putLong(entry, copy);
+            UNSAFE.putLong(entry + 8, w.revision());
             node = w.address(copy);
         }
     }
@@ -224,7 +224,7 @@ final class FreeMap {
         long copyNo = w.allocate(1);
         long copy = w.address(copyNo);
         PageHeader.init(copy, PageHeader.TYPE_FREE_BITS, copyNo, w.revision());
-        UnsafeApi.putLong(copy + SLICE, slice);
+        UNSAFE.putLong(copy + SLICE, slice);
         if (pageNo != 0) {
             w.page(pageNo, revision, PageHeader.TYPE_FREE_BITS);
             w.free(pageNo, revision, 1);
@@ -242,7 +242,7 @@ final class FreeMap {
         if (pageNo != 0) {
             long old = w.page(pageNo, revision, PageHeader.TYPE_FREE_INDEX);
             checkLevel(old, pageNo, level);
-            UnsafeApi.copyMemory(old + BODY, copy + BODY, 16L * fanout);
+            UNSAFE.copyMemory(old + BODY, copy + BODY, 16L * fanout);
             w.free(pageNo, revision, 1);
         }
         return copyNo;
@@ -250,9 +250,9 @@ final class FreeMap {
 
     private void initIndex(long addr, long pageNo, long revision, int level) {
         PageHeader.init(addr, PageHeader.TYPE_FREE_INDEX, pageNo, revision);
-        UnsafeApi.putInt(addr + LEVEL, level);
-        UnsafeApi.putInt(addr + LEVEL + 4, 0);
-        UnsafeApi.setMemory(addr + BODY, pageSize - BODY, (byte) 0);
+        UNSAFE.putInt(addr + LEVEL, level);
+        UNSAFE.putInt(addr + LEVEL + 4, 0);
+        UNSAFE.setMemory(addr + BODY, pageSize - BODY, (byte) 0);
     }
 
     private long bitsPageOf(PageWriter w, long slice) {
@@ -262,7 +262,7 @@ final class FreeMap {
         long node = w.address(root);
         for (int level = height; level >= 1; level--) {
             int i = (int) ((slice / span(level - 1)) % fanout);
-            node = w.address(UnsafeApi.getLong(node + BODY + 16L * i));
+            node = w.address(UNSAFE.getLong(node + BODY + 16L * i));
         }
         return node;
     }
@@ -270,7 +270,7 @@ final class FreeMap {
     private void writeBits(PageWriter w, FreeSpace space, long slice, long addr) {
         long first = slice * bitsPerPage;
         for (long bit = 0; bit < bitsPerPage; bit += 64) {
-            UnsafeApi.putLong(addr + BODY + bit / 8, space.inUse.word(first + bit));
+            UNSAFE.putLong(addr + BODY + bit / 8, space.inUse.word(first + bit));
         }
     }
 
@@ -298,8 +298,8 @@ final class FreeMap {
         checkLevel(addr, pageNo, level);
         visitor.page(pageNo, revision, PageHeader.TYPE_FREE_INDEX, addr);
         for (int i = 0; i < fanout; i++) {
-            long child = UnsafeApi.getLong(addr + BODY + 16L * i);
-            long childRevision = UnsafeApi.getLong(addr + BODY + 16L * i + 8);
+            long child = UNSAFE.getLong(addr + BODY + 16L * i);
+            long childRevision = UNSAFE.getLong(addr + BODY + 16L * i + 8);
             if (child != 0) {
                 if (childRevision > revision) {
                     throw new CorruptionException(pageNo, "free-space index names a child newer than itself");

@@ -2,7 +2,7 @@ package io.mvbt.revisions;
 
 import java.util.Arrays;
 
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 
 import io.mvbt.btree.TreeRoot;
 
@@ -25,7 +25,7 @@ final class FreshRoots {
     static final int MAX_BYTES = 4 + MAX_ROOTS * (8 + TreeRoot.BYTES + MAX_KEY);
 
     static final FreshRoots NONE = new FreshRoots(new byte[0][], new TreeRoot[0]);
-    private static final long BYTE_BASE = UnsafeApi.arrayBaseOffset(byte[].class);
+    private static final long BYTE_BASE = UNSAFE.arrayBaseOffset(byte[].class);
 
     private final byte[][] keys;
     private final TreeRoot[] roots;
@@ -94,20 +94,20 @@ final class FreshRoots {
 
     /** Writes the section, {@link #bytes()} long, at {@code address}. */
     void writeTo(long address) {
-        UnsafeApi.putInt(address, keys.length);
+        UNSAFE.putInt(address, keys.length);
         long at = address + 4;
         for (int i = 0; i < keys.length; i++) {
             byte[] key = keys[i];
-            UnsafeApi.putInt(at, key.length);
-            UnsafeApi.putInt(at + 4, 0);
+            UNSAFE.putInt(at, key.length);
+            UNSAFE.putInt(at + 4, 0);
             roots[i].writeTo(null, at + 8);
             long keyAt = at + 8 + TreeRoot.BYTES;
             int padded = (key.length + 7) & ~7;
             if (padded > 0) {
                 // Zero padding (plain stores: Unsafe.setMemory is a native call on JDK 17).
-                UnsafeApi.putLong(keyAt + padded - 8, 0L);
+                UNSAFE.putLong(keyAt + padded - 8, 0L);
             }
-            UnsafeApi.copyMemory(key, BYTE_BASE, null, keyAt, key.length);
+            UNSAFE.copyMemory(key, BYTE_BASE, null, keyAt, key.length);
             at += entryBytes(key.length);
         }
     }
@@ -120,7 +120,7 @@ final class FreshRoots {
         if (length < 4) {
             return null;
         }
-        int count = UnsafeApi.getInt(address);
+        int count = UNSAFE.getInt(address);
         if (count < 0 || count > MAX_ROOTS) {
             return null;
         }
@@ -132,13 +132,13 @@ final class FreshRoots {
             if (end - at < 8 + TreeRoot.BYTES) {
                 return null;
             }
-            int keyLength = UnsafeApi.getInt(at);
+            int keyLength = UNSAFE.getInt(at);
             if (keyLength < 0 || keyLength > MAX_KEY || end - at < entryBytes(keyLength)) {
                 return null;
             }
             roots[i] = new TreeRoot().readFrom(null, at + 8);
             keys[i] = new byte[keyLength];
-            UnsafeApi.copyMemory(null, at + 8 + TreeRoot.BYTES, keys[i], BYTE_BASE, keyLength);
+            UNSAFE.copyMemory(null, at + 8 + TreeRoot.BYTES, keys[i], BYTE_BASE, keyLength);
             at += entryBytes(keyLength);
         }
         return at == end ? (count == 0 ? NONE : new FreshRoots(keys, roots)) : null;

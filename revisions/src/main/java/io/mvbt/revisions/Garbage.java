@@ -2,7 +2,7 @@ package io.mvbt.revisions;
 
 import java.nio.ByteOrder;
 
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import io.mvbt.btree.Detached;
@@ -113,11 +113,11 @@ final class Garbage implements Detached {
             cursor.first();
             long address = cursor.entryAddress();
             long value = io.mvbt.btree.TreeReader.valueAddress(address);
-            long pageNo = UnsafeApi.getLong(value);
-            long revision = UnsafeApi.getLong(value + 8);
+            long pageNo = UNSAFE.getLong(value);
+            long revision = UNSAFE.getLong(value + 8);
             int level = level(value);
             boolean inlineOnly = inlineOnly(value);
-            UnsafeApi.copyMemory(null, cursor.keyAddress(), key.byteArray(), key.addressOffset(), 8);
+            UNSAFE.copyMemory(null, cursor.keyAddress(), key.byteArray(), key.addressOffset(), 8);
             editor.delete(pages, root, key.byteArray(), key.addressOffset(), 8);
             changed = true;
             freedAtOnce = 0;
@@ -127,7 +127,7 @@ final class Garbage implements Detached {
     }
 
     private static long sequenceAt(TreeCursor cursor) {
-        return Long.reverseBytes(UnsafeApi.getLong(cursor.keyAddress()));
+        return Long.reverseBytes(UNSAFE.getLong(cursor.keyAddress()));
     }
 
     /** A listed subtree: its root page, the revision that wrote it, its level, whether it is inline-only. */
@@ -143,14 +143,14 @@ final class Garbage implements Detached {
 
     /** Reads a record at a value address. */
     static Subtree read(long value) {
-        return new Subtree(UnsafeApi.getLong(value), UnsafeApi.getLong(value + 8), level(value), inlineOnly(value));
+        return new Subtree(UNSAFE.getLong(value), UNSAFE.getLong(value + 8), level(value), inlineOnly(value));
     }
 
     private static int level(long value) {
-        return UnsafeApi.getShort(value + 16) & 0xFFFF;
+        return UNSAFE.getShort(value + 16) & 0xFFFF;
     }
 
     private static boolean inlineOnly(long value) {
-        return (UnsafeApi.getShort(value + 18) & Node.INLINE_ONLY) != 0;
+        return (UNSAFE.getShort(value + 18) & Node.INLINE_ONLY) != 0;
     }
 }

@@ -6,7 +6,7 @@ import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 
 import org.agrona.BufferUtil;
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 
 import io.mvbt.CorruptionException;
 import io.mvbt.UnsupportedFormatException;
@@ -166,7 +166,7 @@ final class MetaPage {
             int slot, long sequence, Revision r, long durableRevision, int flags, FlipSet flips) {
         long page = BufferUtil.address(scratch);
         int length = fill(page, store.pageSize(), storeId, holder, sequence, r, durableRevision, flags, flips);
-        UnsafeApi.putInt(page + CHECKSUM, checksums.ofMeta(scratch, length));
+        UNSAFE.putInt(page + CHECKSUM, checksums.ofMeta(scratch, length));
         writeBuilt(scratch, length, store, slot);
     }
 
@@ -183,7 +183,7 @@ final class MetaPage {
     static int buildSteadyCopy(PageStore store, Checksums checksums, int from, ByteBuffer page, long sequence) {
         long address = BufferUtil.address(page);
         int length = fillSteadyCopy(store, from, address, sequence);
-        UnsafeApi.putInt(address + CHECKSUM, checksums.ofMeta(page, length));
+        UNSAFE.putInt(address + CHECKSUM, checksums.ofMeta(page, length));
         return length;
     }
 
@@ -192,28 +192,28 @@ final class MetaPage {
             long durableRevision, int flags, FlipSet flips) {
         int flipCount = flips.compact();
         int length = FLIPS + 8 * flipCount + r.fresh.bytes();
-        UnsafeApi.putInt(page + LENGTH, length);
-        UnsafeApi.putLong(page + MAGIC_OFFSET, MAGIC);
-        UnsafeApi.putInt(page + FORMAT, FORMAT_VERSION);
-        UnsafeApi.putInt(page + PAGE_SIZE, pageSize);
-        UnsafeApi.putLong(page + SEQUENCE, sequence);
-        UnsafeApi.putLong(page + REVISION, r.revision);
-        UnsafeApi.putLong(page + DURABLE_REVISION, durableRevision);
-        UnsafeApi.putInt(page + FLAGS, flags | (holder.shadowed() ? FLAG_SHADOWED : 0));
-        UnsafeApi.putInt(page + FLAGS + 4, 0);
-        UnsafeApi.putLong(page + BOOT_HIGH, holder.high());
-        UnsafeApi.putLong(page + BOOT_LOW, holder.low());
-        UnsafeApi.putLong(page + PAGE_COUNT, r.pageCount);
-        UnsafeApi.putLong(page + COMMIT_MILLIS, r.commitMillis);
+        UNSAFE.putInt(page + LENGTH, length);
+        UNSAFE.putLong(page + MAGIC_OFFSET, MAGIC);
+        UNSAFE.putInt(page + FORMAT, FORMAT_VERSION);
+        UNSAFE.putInt(page + PAGE_SIZE, pageSize);
+        UNSAFE.putLong(page + SEQUENCE, sequence);
+        UNSAFE.putLong(page + REVISION, r.revision);
+        UNSAFE.putLong(page + DURABLE_REVISION, durableRevision);
+        UNSAFE.putInt(page + FLAGS, flags | (holder.shadowed() ? FLAG_SHADOWED : 0));
+        UNSAFE.putInt(page + FLAGS + 4, 0);
+        UNSAFE.putLong(page + BOOT_HIGH, holder.high());
+        UNSAFE.putLong(page + BOOT_LOW, holder.low());
+        UNSAFE.putLong(page + PAGE_COUNT, r.pageCount);
+        UNSAFE.putLong(page + COMMIT_MILLIS, r.commitMillis);
         r.catalog.writeTo(null, page + CATALOG);
-        UnsafeApi.putLong(page + FREE_ROOT, r.freeMapRoot);
-        UnsafeApi.putLong(page + FREE_REVISION, r.freeMapRevision);
-        UnsafeApi.putInt(page + FREE_HEIGHT, r.freeMapHeight);
-        UnsafeApi.putInt(page + FLIP_COUNT, flipCount);
-        UnsafeApi.putLong(page + STORE_ID, storeId);
+        UNSAFE.putLong(page + FREE_ROOT, r.freeMapRoot);
+        UNSAFE.putLong(page + FREE_REVISION, r.freeMapRevision);
+        UNSAFE.putInt(page + FREE_HEIGHT, r.freeMapHeight);
+        UNSAFE.putInt(page + FLIP_COUNT, flipCount);
+        UNSAFE.putLong(page + STORE_ID, storeId);
         long at = page + FLIPS;
         for (int i = 0; i < flipCount; i++, at += 8) {
-            UnsafeApi.putLong(at, flips.member(i));
+            UNSAFE.putLong(at, flips.member(i));
         }
         r.fresh.writeTo(at);
         return length;
@@ -231,25 +231,25 @@ final class MetaPage {
      */
     private static int fillSteadyCopy(PageStore store, int from, long dst, long sequence) {
         long src = store.address(from);
-        int length = UnsafeApi.getInt(src + LENGTH);
-        UnsafeApi.copyMemory(src, dst, length);
-        UnsafeApi.putLong(dst + SEQUENCE, sequence);
-        UnsafeApi.putLong(dst + DURABLE_REVISION, UnsafeApi.getLong(src + REVISION));
-        UnsafeApi.putInt(dst + FLAGS, UnsafeApi.getInt(src + FLAGS) | FLAG_SEALED);
+        int length = UNSAFE.getInt(src + LENGTH);
+        UNSAFE.copyMemory(src, dst, length);
+        UNSAFE.putLong(dst + SEQUENCE, sequence);
+        UNSAFE.putLong(dst + DURABLE_REVISION, UNSAFE.getLong(src + REVISION));
+        UNSAFE.putInt(dst + FLAGS, UNSAFE.getInt(src + FLAGS) | FLAG_SEALED);
         return length;
     }
 
     /** Whether the meta in {@code slot} (one this process wrote or adopted) is steady. */
     static boolean isSteady(PageStore store, int slot) {
         long page = store.address(slot);
-        return UnsafeApi.getLong(page + DURABLE_REVISION) == UnsafeApi.getLong(page + REVISION);
+        return UNSAFE.getLong(page + DURABLE_REVISION) == UNSAFE.getLong(page + REVISION);
     }
 
     private static void seal(PageStore store, Checksums checksums, int slot, int length) {
         long page = store.address(slot);
         // Everything the meta points at must be in memory before the meta can be seen valid.
-        UnsafeApi.storeFence();
-        UnsafeApi.putInt(page + CHECKSUM, checksums.ofMeta(slot, length));
+        UNSAFE.storeFence();
+        UNSAFE.putInt(page + CHECKSUM, checksums.ofMeta(slot, length));
         store.written(slot, 1);
     }
 
@@ -257,15 +257,15 @@ final class MetaPage {
     static Record read(PageStore store, Checksums checksums, int slot) {
         long page = store.address(slot);
         int pageSize = store.pageSize();
-        if (UnsafeApi.getLong(page + MAGIC_OFFSET) != MAGIC || UnsafeApi.getInt(page + PAGE_SIZE) != pageSize) {
+        if (UNSAFE.getLong(page + MAGIC_OFFSET) != MAGIC || UNSAFE.getInt(page + PAGE_SIZE) != pageSize) {
             return null;
         }
-        int length = UnsafeApi.getInt(page + LENGTH);
+        int length = UNSAFE.getInt(page + LENGTH);
         if (length < PAGE_SIZE + 4 || length > pageSize
-                || UnsafeApi.getInt(page + CHECKSUM) != checksums.ofMeta(slot, length)) {
+                || UNSAFE.getInt(page + CHECKSUM) != checksums.ofMeta(slot, length)) {
             return null;
         }
-        int format = UnsafeApi.getInt(page + FORMAT);
+        int format = UNSAFE.getInt(page + FORMAT);
         if (format > FORMAT_VERSION) {
             // Intact, so not damage: taking it for damage would open the store at an older meta,
             // whose free pages a newer release may have used since.
@@ -278,20 +278,20 @@ final class MetaPage {
         }
         Record m = new Record();
         m.slot = slot;
-        m.sequence = UnsafeApi.getLong(page + SEQUENCE);
-        m.revision = UnsafeApi.getLong(page + REVISION);
-        m.durableRevision = UnsafeApi.getLong(page + DURABLE_REVISION);
-        m.flags = UnsafeApi.getInt(page + FLAGS);
-        m.bootHigh = UnsafeApi.getLong(page + BOOT_HIGH);
-        m.bootLow = UnsafeApi.getLong(page + BOOT_LOW);
-        m.pageCount = UnsafeApi.getLong(page + PAGE_COUNT);
-        m.commitMillis = UnsafeApi.getLong(page + COMMIT_MILLIS);
+        m.sequence = UNSAFE.getLong(page + SEQUENCE);
+        m.revision = UNSAFE.getLong(page + REVISION);
+        m.durableRevision = UNSAFE.getLong(page + DURABLE_REVISION);
+        m.flags = UNSAFE.getInt(page + FLAGS);
+        m.bootHigh = UNSAFE.getLong(page + BOOT_HIGH);
+        m.bootLow = UNSAFE.getLong(page + BOOT_LOW);
+        m.pageCount = UNSAFE.getLong(page + PAGE_COUNT);
+        m.commitMillis = UNSAFE.getLong(page + COMMIT_MILLIS);
         m.catalog.readFrom(null, page + CATALOG);
-        m.freeRoot = UnsafeApi.getLong(page + FREE_ROOT);
-        m.freeRevision = UnsafeApi.getLong(page + FREE_REVISION);
-        m.freeHeight = UnsafeApi.getInt(page + FREE_HEIGHT);
-        m.storeId = UnsafeApi.getLong(page + STORE_ID);
-        int flips = UnsafeApi.getInt(page + FLIP_COUNT);
+        m.freeRoot = UNSAFE.getLong(page + FREE_ROOT);
+        m.freeRevision = UNSAFE.getLong(page + FREE_REVISION);
+        m.freeHeight = UNSAFE.getInt(page + FREE_HEIGHT);
+        m.storeId = UNSAFE.getLong(page + STORE_ID);
+        int flips = UNSAFE.getInt(page + FLIP_COUNT);
         int flipsEnd = FLIPS + 8 * flips;
         if (flips < 0 || flips > (length - FLIPS) / 8 || m.durableRevision > m.revision
                 || m.pageCount < PageStore.META_SLOTS || m.freeHeight < 0 || m.freeHeight > 16) {
@@ -307,7 +307,7 @@ final class MetaPage {
         }
         m.flips = new long[flips];
         for (int i = 0; i < flips; i++) {
-            m.flips[i] = UnsafeApi.getLong(page + FLIPS + 8L * i);
+            m.flips[i] = UNSAFE.getLong(page + FLIPS + 8L * i);
         }
         return m;
     }

@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.agrona.BufferUtil;
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 
 import io.mvbt.StorageException;
 import io.mvbt.pagestore.PageStore;
@@ -256,7 +256,7 @@ final class Publisher {
                     slots.setDurable(m.slot);
                 }
             } else {
-                UnsafeApi.setMemory(pages.address(m.slot), pages.pageSize(), (byte) 0);
+                UNSAFE.setMemory(pages.address(m.slot), pages.pageSize(), (byte) 0);
                 pages.written(m.slot, 1);
                 wiped = true;
             }

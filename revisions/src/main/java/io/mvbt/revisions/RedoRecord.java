@@ -2,7 +2,7 @@ package io.mvbt.revisions;
 
 import java.util.Arrays;
 
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 
 /**
  * The changes of one write transaction, as the {@link RedoLog} records them: each operation that
@@ -25,7 +25,7 @@ final class RedoRecord {
     /** The limit in force ({@link #MAX_BYTES}; tests make it small). */
     static int maxBytes = MAX_BYTES;
 
-    private static final long BYTES_BASE = UnsafeApi.arrayBaseOffset(byte[].class);
+    private static final long BYTES_BASE = UNSAFE.arrayBaseOffset(byte[].class);
     private static final int INITIAL = 4096;
 
     private byte[] bytes = new byte[INITIAL];
@@ -148,7 +148,7 @@ final class RedoRecord {
             v >>>= 7;
         }
         bytes[length++] = (byte) v;
-        UnsafeApi.copyMemory(base, offset, bytes, BYTES_BASE + length, n);
+        UNSAFE.copyMemory(base, offset, bytes, BYTES_BASE + length, n);
         length += n;
     }
 

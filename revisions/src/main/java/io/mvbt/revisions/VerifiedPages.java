@@ -4,7 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 import org.agrona.BufferUtil;
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 
 /**
  * For each page, the revision at which this process last validated it (or wrote it). A pointer
@@ -29,7 +29,7 @@ final class VerifiedPages {
     long get(long pageNo) {
         long[] segs = segments;
         int s = (int) (pageNo >>> windowShift);
-        return s < segs.length ? UnsafeApi.getLong(segs[s] + ((pageNo & windowMask) << 3)) : 0;
+        return s < segs.length ? UNSAFE.getLong(segs[s] + ((pageNo & windowMask) << 3)) : 0;
     }
 
     void set(long pageNo, long revision) {
@@ -38,7 +38,7 @@ final class VerifiedPages {
         if (s >= segs.length) {
             segs = grow(s);
         }
-        UnsafeApi.putLongRelease(null, segs[s] + ((pageNo & windowMask) << 3), revision);
+        UNSAFE.putOrderedLong(null, segs[s] + ((pageNo & windowMask) << 3), revision);
     }
 
     private synchronized long[] grow(int s) {

@@ -3,7 +3,7 @@ package io.mvbt.revisions;
 import java.util.List;
 
 import org.agrona.DirectBuffer;
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import io.mvbt.ClosedException;
@@ -18,7 +18,7 @@ import io.mvbt.btree.TreeWalker;
 
 /** The reading half shared by {@link Snapshot} and {@link WriteTxn}. */
 abstract class View implements ReadView {
-    static final long BYTE_BASE = UnsafeApi.arrayBaseOffset(byte[].class);
+    static final long BYTE_BASE = UNSAFE.arrayBaseOffset(byte[].class);
 
     final Store store;
 
@@ -82,9 +82,9 @@ abstract class View implements ReadView {
         byte[] value = new byte[length];
         long at = TreeReader.valueAddress(entry);
         if (TreeReader.isOverflow(entry)) {
-            Overflow.read(reader(), UnsafeApi.getLong(at), UnsafeApi.getLong(at + 8), length, value, BYTE_BASE);
+            Overflow.read(reader(), UNSAFE.getLong(at), UNSAFE.getLong(at + 8), length, value, BYTE_BASE);
         } else {
-            UnsafeApi.copyMemory(null, at, value, BYTE_BASE, length);
+            UNSAFE.copyMemory(null, at, value, BYTE_BASE, length);
         }
         return value;
     }
@@ -101,8 +101,8 @@ abstract class View implements ReadView {
             value.wrap(at, length);
             return true;
         }
-        long pageNo = UnsafeApi.getLong(at);
-        long revision = UnsafeApi.getLong(at + 8);
+        long pageNo = UNSAFE.getLong(at);
+        long revision = UNSAFE.getLong(at + 8);
         long contiguous = Overflow.contiguousAddress(reader(), pageNo, revision, length);
         if (contiguous != 0) {
             value.wrap(contiguous, length);

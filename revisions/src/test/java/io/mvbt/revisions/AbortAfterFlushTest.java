@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.Random;
 
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 import org.junit.jupiter.api.Test;
 
 import io.mvbt.CorruptionException;
@@ -48,8 +48,8 @@ class AbortAfterFlushTest {
             try (Snapshot s = store.beginRead()) {
                 root = store.pages().address(s.rootOf(b).page);
             }
-            byte type = UnsafeApi.getByte(root + PageHeader.TYPE);
-            UnsafeApi.putByte(root + PageHeader.TYPE, (byte) 99);
+            byte type = UNSAFE.getByte(root + PageHeader.TYPE);
+            UNSAFE.putByte(root + PageHeader.TYPE, (byte) 99);
             long[] flipsBefore = members(store.flips());
             assertThrows(CorruptionException.class, () -> {
                 try (WriteTxn tx = store.beginWrite()) {
@@ -58,7 +58,7 @@ class AbortAfterFlushTest {
                     tx.commit(Durability.SYNC);
                 }
             });
-            UnsafeApi.putByte(root + PageHeader.TYPE, type);
+            UNSAFE.putByte(root + PageHeader.TYPE, type);
             assertArrayEquals(flipsBefore, members(store.flips()), "the flips after the failed commit");
 
             try (WriteTxn tx = store.beginWrite()) {

@@ -80,9 +80,9 @@ class CheckedModeTest {
             long branch = pages.page(root.page, root.revision, io.mvbt.btree.PageHeader.TYPE_BRANCH);
             // The first two slots trade entries: the first now carries a key.
             long slots = branch + io.mvbt.btree.Node.SLOTS;
-            short first = org.agrona.UnsafeApi.getShort(slots);
-            org.agrona.UnsafeApi.putShort(slots, org.agrona.UnsafeApi.getShort(slots + io.mvbt.btree.Node.SLOT_SIZE));
-            org.agrona.UnsafeApi.putShort(slots + io.mvbt.btree.Node.SLOT_SIZE, first);
+            short first = org.agrona.UnsafeAccess.UNSAFE.getShort(slots);
+            org.agrona.UnsafeAccess.UNSAFE.putShort(slots, org.agrona.UnsafeAccess.UNSAFE.getShort(slots + io.mvbt.btree.Node.SLOT_SIZE));
+            org.agrona.UnsafeAccess.UNSAFE.putShort(slots + io.mvbt.btree.Node.SLOT_SIZE, first);
             CorruptionException e = assertThrows(CorruptionException.class, tx::commit);
             assertEquals(root.page, e.pageNo(), e.getMessage());
             assertTrue(e.getMessage().contains("first child of a branch carries a key"), e.getMessage());

@@ -9,7 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 import org.junit.jupiter.api.Test;
 
 import io.mvbt.testkit.GatedSyncPageStore;
@@ -71,7 +71,7 @@ class CheckpointRaceTest {
         boolean hasH = false;
         for (MetaPage.Record m : metas) {
             if (m.revision > h) {
-                UnsafeApi.setMemory(reopened.address(m.slot), reopened.pageSize(), (byte) 0);
+                UNSAFE.setMemory(reopened.address(m.slot), reopened.pageSize(), (byte) 0);
             }
             hasH |= m.revision == h && m.steady();
         }

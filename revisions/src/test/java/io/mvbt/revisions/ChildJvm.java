@@ -11,15 +11,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import io.mvbt.pagestore.local.NativeAccess;
 
 /** Runs a main class of the test classpath in a child JVM and returns its output. */
 final class ChildJvm {
     private ChildJvm() {
     }
 
-    static String run(boolean withFlag, Class<?> main, String... args) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(command(withFlag, main, args)).redirectErrorStream(true).start();
+    static String run(Class<?> main, String... args) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command(main, args)).redirectErrorStream(true).start();
         byte[] out = p.getInputStream().readAllBytes();
         if (!p.waitFor(60, TimeUnit.SECONDS)) {
             p.toHandle().destroyForcibly();
@@ -27,9 +26,9 @@ final class ChildJvm {
         return new String(out, StandardCharsets.UTF_8);
     }
 
-    /** Starts {@code main} with the native-access flag; its output (with errors) goes to {@code log}, or a pipe if null. */
+    /** Starts {@code main}; its output (with errors) goes to {@code log}, or a pipe if null. */
     static Process start(java.nio.file.Path log, Class<?> main, String... args) throws IOException {
-        ProcessBuilder builder = new ProcessBuilder(command(true, main, args)).redirectErrorStream(true);
+        ProcessBuilder builder = new ProcessBuilder(command(main, args)).redirectErrorStream(true);
         if (log != null) {
             builder.redirectOutput(log.toFile());
         }
@@ -45,12 +44,10 @@ final class ChildJvm {
         return line.split(" ");
     }
 
-    private static List<String> command(boolean withFlag, Class<?> main, String... args) {
+    /** A plain JVM: no flag, as an application embedding mvbt runs. */
+    private static List<String> command(Class<?> main, String... args) {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> command = new ArrayList<>(List.of(java));
-        if (withFlag) {
-            command.addAll(List.of(NativeAccess.REQUIRED_FLAG.split(" ")));
-        }
         command.addAll(List.of("-Xmx128m", "-cp", System.getProperty("java.class.path"), main.getName()));
         command.addAll(List.of(args));
         return command;

@@ -91,7 +91,7 @@ class FileIdentityTest {
             StoreLockedException inThisJvm = assertThrows(StoreLockedException.class,
                     () -> Store.open(link, StoreOptions.defaults()));
             assertTrue(inThisJvm.getMessage().contains("another name"), inThisJvm.getMessage());
-            String child = ChildJvm.run(true, OpenStoreChild.class, link.toString());
+            String child = ChildJvm.run(OpenStoreChild.class, link.toString());
             assertRefusedByName(child, "another name");
             putRound(store, 2, 10);
         }
@@ -109,7 +109,7 @@ class FileIdentityTest {
             Files.createLink(link, path);
             // Closing its channel drops every POSIX lock this process holds on the file.
             assertEquals(10, countReadOnly(path));
-            String child = ChildJvm.run(true, OpenStoreChild.class, link.toString());
+            String child = ChildJvm.run(OpenStoreChild.class, link.toString());
             assertRefusedByName(child, "another name");
         }
     }
@@ -123,14 +123,14 @@ class FileIdentityTest {
             Files.createLink(link, path);
             StoreLockedException here = assertThrows(StoreLockedException.class, () -> Store.openReadOnly(link));
             assertTrue(here.getMessage().contains("would not see"), here.getMessage());
-            String child = ChildJvm.run(true, OpenStoreChild.class, link.toString(), "read-only");
+            String child = ChildJvm.run(OpenStoreChild.class, link.toString(), "read-only");
             assertRefusedByName(child, "would not see");
             // By the writer's name, readers of any process are seen and welcome.
-            child = ChildJvm.run(true, OpenStoreChild.class, path.toString(), "read-only");
+            child = ChildJvm.run(OpenStoreChild.class, path.toString(), "read-only");
             assertTrue(child.startsWith("opened at revision"), child);
             assertEquals(10, countReadOnly(path));
         }
-        String child = ChildJvm.run(true, OpenStoreChild.class, link.toString(), "read-only");
+        String child = ChildJvm.run(OpenStoreChild.class, link.toString(), "read-only");
         assertTrue(child.startsWith("opened at revision"), child);
     }
 
@@ -177,7 +177,7 @@ class FileIdentityTest {
         try (Store store = Store.open(path, StoreOptions.defaults())) {
             putRound(store, 1, 10);
             Files.delete(dir.resolve("l.mvbt-lock"));
-            String child = ChildJvm.run(true, OpenStoreChild.class, path.toString());
+            String child = ChildJvm.run(OpenStoreChild.class, path.toString());
             assertRefusedByName(child, "another name");
         }
     }

@@ -12,7 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Random;
 
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -186,7 +186,7 @@ class FreshRootsTest {
             }
             put(store, t, 2);
             MetaPage.Record newest = Recovery.readAll(old, checksums(old)).get(0);
-            assertEquals(MetaPage.FORMAT_VERSION, UnsafeApi.getInt(old.address(newest.slot) + MetaPage.FORMAT));
+            assertEquals(MetaPage.FORMAT_VERSION, UNSAFE.getInt(old.address(newest.slot) + MetaPage.FORMAT));
             assertEquals(1, newest.fresh.size());
         }
     }
@@ -203,18 +203,18 @@ class FreshRootsTest {
         MetaPage.Record newest = Recovery.readAll(image, checksums).get(0);
         assertEquals(1, newest.fresh.size());
         long page = image.address(newest.slot);
-        int length = UnsafeApi.getInt(page + MetaPage.LENGTH);
+        int length = UNSAFE.getInt(page + MetaPage.LENGTH);
         long fresh = page + MetaPage.FLIPS + 8L * newest.flips.length;
-        UnsafeApi.putInt(fresh, FreshRoots.MAX_ROOTS + 1);
-        UnsafeApi.putInt(page + MetaPage.CHECKSUM, checksums.ofMeta(newest.slot, length));
+        UNSAFE.putInt(fresh, FreshRoots.MAX_ROOTS + 1);
+        UNSAFE.putInt(page + MetaPage.CHECKSUM, checksums.ofMeta(newest.slot, length));
         assertNull(MetaPage.read(image, checksums, newest.slot), "a count past the limit");
-        UnsafeApi.putInt(fresh, 1);
-        UnsafeApi.putInt(fresh + 4, FreshRoots.MAX_KEY + 1);
-        UnsafeApi.putInt(page + MetaPage.CHECKSUM, checksums.ofMeta(newest.slot, length));
+        UNSAFE.putInt(fresh, 1);
+        UNSAFE.putInt(fresh + 4, FreshRoots.MAX_KEY + 1);
+        UNSAFE.putInt(page + MetaPage.CHECKSUM, checksums.ofMeta(newest.slot, length));
         assertNull(MetaPage.read(image, checksums, newest.slot), "a name longer than the limit");
-        UnsafeApi.putInt(fresh + 4, 1);
-        UnsafeApi.putInt(page + MetaPage.LENGTH, length - 8);
-        UnsafeApi.putInt(page + MetaPage.CHECKSUM, checksums.ofMeta(newest.slot, length - 8));
+        UNSAFE.putInt(fresh + 4, 1);
+        UNSAFE.putInt(page + MetaPage.LENGTH, length - 8);
+        UNSAFE.putInt(page + MetaPage.CHECKSUM, checksums.ofMeta(newest.slot, length - 8));
         assertNull(MetaPage.read(image, checksums, newest.slot), "a list cut short");
     }
 
@@ -231,9 +231,9 @@ class FreshRootsTest {
                 // Rename the fresh root's tree from "t" to "x", as damage the checksum cannot see would.
                 long page = image.address(m.slot);
                 long name = page + MetaPage.FLIPS + 8L * m.flips.length + 4 + 8 + TreeRoot.BYTES;
-                UnsafeApi.putByte(name, (byte) 'x');
-                int length = UnsafeApi.getInt(page + MetaPage.LENGTH);
-                UnsafeApi.putInt(page + MetaPage.CHECKSUM, checksums.ofMeta(m.slot, length));
+                UNSAFE.putByte(name, (byte) 'x');
+                int length = UNSAFE.getInt(page + MetaPage.LENGTH);
+                UNSAFE.putInt(page + MetaPage.CHECKSUM, checksums.ofMeta(m.slot, length));
             }
         }
         try (Store store = Store.open(image, StoreOptions.defaults())) {
@@ -252,9 +252,9 @@ class FreshRootsTest {
         }
         long page = store.address(slot);
         int length = MetaPage.FLIPS + 8 * m.flips.length;
-        UnsafeApi.putInt(page + MetaPage.FORMAT, MetaPage.FORMAT_WITHOUT_FRESH_ROOTS);
-        UnsafeApi.putInt(page + MetaPage.LENGTH, length);
-        UnsafeApi.putInt(page + MetaPage.CHECKSUM, checksums.ofMeta(slot, length));
+        UNSAFE.putInt(page + MetaPage.FORMAT, MetaPage.FORMAT_WITHOUT_FRESH_ROOTS);
+        UNSAFE.putInt(page + MetaPage.LENGTH, length);
+        UNSAFE.putInt(page + MetaPage.CHECKSUM, checksums.ofMeta(slot, length));
         MetaPage.Record back = MetaPage.read(store, checksums, slot);
         assertNotNull(back, "a format 1 meta reads");
         return true;
@@ -264,8 +264,8 @@ class FreshRootsTest {
         Checksums checksums = new Checksums(store);
         for (int slot = 0; slot < PageStore.META_SLOTS; slot++) {
             long page = store.address(slot);
-            if (UnsafeApi.getLong(page + MetaPage.MAGIC_OFFSET) == MetaPage.MAGIC) {
-                checksums.seed(UnsafeApi.getLong(page + MetaPage.STORE_ID));
+            if (UNSAFE.getLong(page + MetaPage.MAGIC_OFFSET) == MetaPage.MAGIC) {
+                checksums.seed(UNSAFE.getLong(page + MetaPage.STORE_ID));
                 break;
             }
         }

@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -65,10 +65,10 @@ class PrefaultTest {
             for (int r = 1; r <= rounds; r++) {
                 for (int i = 0; i < count; i++) {
                     long address = pages.address(i);
-                    if (UnsafeApi.getLong(address) != r - 1) {
+                    if (UNSAFE.getLong(address) != r - 1) {
                         lost++;
                     }
-                    UnsafeApi.putLong(address, r);
+                    UNSAFE.putLong(address, r);
                 }
             }
             done.set(true);

@@ -129,7 +129,7 @@ class RunsAcrossMappingsTest {
                 put(a, i, 200_000);
             }
             deleteAll(a);
-            String child = ChildJvm.run(true, ValueChild.class, path.toString(), "big", "1500000");
+            String child = ChildJvm.run(ValueChild.class, path.toString(), "big", "1500000");
             assertTrue(child.startsWith("OK"), child);
             try (Snapshot s = a.beginRead()) {
                 assertArrayEquals(value(1_500_000, "big".hashCode()), s.get(a.tree("v"), "big".getBytes()));

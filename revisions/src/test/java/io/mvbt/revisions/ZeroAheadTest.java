@@ -9,7 +9,7 @@ import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,7 +41,7 @@ class ZeroAheadTest {
         try {
             pages.extend(256);
             long count = pages.pageCount();
-            UnsafeApi.putLong(pages.address(count - 1), 42);
+            UNSAFE.putLong(pages.address(count - 1), 42);
             // In pieces, as the prefaulter writes them.
             int calls = 1;
             while (pages.zeroAhead(count + 1024, 256 << 10)) {
@@ -55,9 +55,9 @@ class ZeroAheadTest {
             pages.extend(count + 2048);
             assertEquals(count + 2048, pages.pageCount());
             assertEquals((count + 2048) * PAGE, Files.size(path));
-            assertEquals(42, UnsafeApi.getLong(pages.address(count - 1)), "a page in use is untouched");
+            assertEquals(42, UNSAFE.getLong(pages.address(count - 1)), "a page in use is untouched");
             for (long p = count; p < count + 2048; p += 97) {
-                assertEquals(0, UnsafeApi.getLong(pages.address(p)), "page " + p + " reads as zero");
+                assertEquals(0, UNSAFE.getLong(pages.address(p)), "page " + p + " reads as zero");
             }
 
             pages.zeroAhead(count + 4096, 1 << 20);

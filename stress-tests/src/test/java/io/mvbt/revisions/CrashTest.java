@@ -17,7 +17,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.mvbt.pagestore.local.NativeAccess;
 import io.mvbt.testkit.Profile;
 
 /**
@@ -106,8 +105,7 @@ class CrashTest {
     private static long runAndKill(Path path, Durability durability, int millis, int checkpointMillis,
             Path shadows, boolean redoLog) throws IOException, InterruptedException {
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(List.of(java, NativeAccess.REQUIRED_FLAG.split(" ")[0],
-                NativeAccess.REQUIRED_FLAG.split(" ")[1], "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
                 CrashChild.class.getName(), path.toString(), durability.name(), Integer.toString(checkpointMillis)));
         if (shadows != null) {
             command.add(shadows.toString());

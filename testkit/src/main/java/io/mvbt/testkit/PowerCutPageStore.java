@@ -4,7 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Random;
 
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 
 import io.mvbt.StorageException;
 import io.mvbt.pagestore.local.RegionPageStore;
@@ -75,7 +75,7 @@ public final class PowerCutPageStore extends RegionPageStore {
         long pages = image.length / pageSize;
         store.extend(pages);
         for (long p = 0; p < pages; p++) {
-            UnsafeApi.copyMemory(image, UnsafeApi.arrayBaseOffset(byte[].class) + p * pageSize, null,
+            UNSAFE.copyMemory(image, UNSAFE.arrayBaseOffset(byte[].class) + p * pageSize, null,
                     store.address(p), pageSize);
         }
         store.sync();
@@ -93,7 +93,7 @@ public final class PowerCutPageStore extends RegionPageStore {
             // New pages read as zero, as a file grown by writing zeros.
             long end = roundUpToChunk(newPageCount);
             for (long p = pageCount(); p < end; p++) {
-                UnsafeApi.setMemory(address(p), pageSize(), (byte) 0);
+                UNSAFE.setMemory(address(p), pageSize(), (byte) 0);
             }
             setPageCount(end);
         }
@@ -117,7 +117,7 @@ public final class PowerCutPageStore extends RegionPageStore {
         maybeFail(Operation.WRITE);
         int length = source.remaining();
         for (int i = 0; i < length; i++) {
-            UnsafeApi.putByte(address(pageNo) + i, source.get(source.position() + i));
+            UNSAFE.putByte(address(pageNo) + i, source.get(source.position() + i));
         }
         source.position(source.limit());
     }
@@ -160,7 +160,7 @@ public final class PowerCutPageStore extends RegionPageStore {
             durable = Arrays.copyOf(durable, (int) (pages * pageSize));
         }
         for (long p = 0; p < pages; p++) {
-            UnsafeApi.copyMemory(null, address(p), durable, UnsafeApi.arrayBaseOffset(byte[].class) + p * pageSize,
+            UNSAFE.copyMemory(null, address(p), durable, UNSAFE.arrayBaseOffset(byte[].class) + p * pageSize,
                     pageSize);
         }
         durablePages = pages;
@@ -181,7 +181,7 @@ public final class PowerCutPageStore extends RegionPageStore {
         int pageSize = pageSize();
         long pages = random.nextBoolean() ? pageCount() : Math.max(durablePages, 0);
         byte[] image = new byte[(int) (pages * pageSize)];
-        long base = UnsafeApi.arrayBaseOffset(byte[].class);
+        long base = UNSAFE.arrayBaseOffset(byte[].class);
         for (long p = 0; p < pages; p++) {
             long at = p * pageSize;
             boolean hadDurable = p < durablePages;
@@ -196,12 +196,12 @@ public final class PowerCutPageStore extends RegionPageStore {
                 continue; // lost: the old bytes (zeros for a page that was never synced)
             }
             if (choice < 4) {
-                UnsafeApi.copyMemory(null, address(p), image, base + at, pageSize);
+                UNSAFE.copyMemory(null, address(p), image, base + at, pageSize);
                 continue; // written
             }
             for (int s = 0; s < pageSize; s += SECTOR) {
                 if (random.nextBoolean()) {
-                    UnsafeApi.copyMemory(null, address(p) + s, image, base + at + s, SECTOR);
+                    UNSAFE.copyMemory(null, address(p) + s, image, base + at + s, SECTOR);
                 }
             }
         }
@@ -209,9 +209,9 @@ public final class PowerCutPageStore extends RegionPageStore {
     }
 
     private boolean same(long page, long at) {
-        long base = UnsafeApi.arrayBaseOffset(byte[].class) + at;
+        long base = UNSAFE.arrayBaseOffset(byte[].class) + at;
         for (int i = 0; i < pageSize(); i += 8) {
-            if (UnsafeApi.getLong(durable, base + i) != UnsafeApi.getLong(address(page) + i)) {
+            if (UNSAFE.getLong(durable, base + i) != UNSAFE.getLong(address(page) + i)) {
                 return false;
             }
         }

@@ -29,7 +29,7 @@ import io.mvbt.revisions.WriteTxn;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = {"--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED"})
+@Fork(1)
 @State(Scope.Benchmark)
 public class CommitBenchmark {
     @Param("1000000")

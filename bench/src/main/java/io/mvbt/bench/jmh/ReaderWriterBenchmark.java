@@ -44,7 +44,7 @@ import io.mvbt.revisions.WriteTxn;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 2, time = 3)
 @Measurement(iterations = 5, time = 3)
-@Fork(value = 1, jvmArgsAppend = {"--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED"})
+@Fork(1)
 @State(Scope.Group)
 public class ReaderWriterBenchmark {
     @Param("200000")

@@ -26,7 +26,7 @@ import io.mvbt.revisions.Snapshot;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED"})
+@Fork(1)
 @State(Scope.Benchmark)
 public class SnapshotLookupBenchmark {
     private static final int KEYS = 1 << 16;

@@ -34,7 +34,7 @@ import io.mvbt.revisions.WriteTxn;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 2, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = {"--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED", "-Xmx2g",
+@Fork(value = 1, jvmArgsAppend = {"-Xmx2g",
         "-XX:MaxDirectMemorySize=4g"})
 @State(Scope.Benchmark)
 public class TreeOpsBenchmark {

@@ -113,7 +113,7 @@ public final class ReaderScaleOut {
 
     private static Process start(RedisEndpoint endpoint, long entries, double seconds, int seed) throws Exception {
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(List.of(java, "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
+        List<String> command = new ArrayList<>(List.of(java,
                 "-Xmx512m", "-cp", System.getProperty("java.class.path"), "io.mvbt.bench.BenchMain", "redis-readers",
                 "--child", endpoint.toString(), Long.toString(entries), Double.toString(seconds), Integer.toString(seed)));
         return new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();

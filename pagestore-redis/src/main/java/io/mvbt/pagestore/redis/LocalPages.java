@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import org.agrona.BufferUtil;
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.LongArrayList;
 
@@ -237,9 +237,9 @@ final class LocalPages {
         long address = a.address + (long) slot * pageSize;
         long bytes = (long) count * pageSize;
         if (content == null) {
-            UnsafeApi.setMemory(address, bytes, (byte) 0);
+            UNSAFE.setMemory(address, bytes, (byte) 0);
         } else {
-            UnsafeApi.copyMemory(content, UnsafeApi.arrayBaseOffset(byte[].class), null, address, bytes);
+            UNSAFE.copyMemory(content, UNSAFE.arrayBaseOffset(byte[].class), null, address, bytes);
         }
         long now = epoch;
         for (int i = 0; i < count; i++) {

@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.function.LongPredicate;
 
 import org.agrona.BufferUtil;
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 import org.agrona.collections.LongArrayList;
 import org.agrona.collections.LongHashSet;
 import redis.clients.jedis.AbstractPipeline;
@@ -149,7 +149,7 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
             }
             long address = local.take(slot, 1, null);
             if (bytes == null) {
-                UnsafeApi.setMemory(address, pageSize, (byte) 0);
+                UNSAFE.setMemory(address, pageSize, (byte) 0);
             } else {
                 copyIn(bytes, address);
             }
@@ -363,9 +363,9 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
         int length = source.remaining();
         long address = address(pageNo);
         if (source.isDirect()) {
-            UnsafeApi.copyMemory(BufferUtil.address(source) + source.position(), address, length);
+            UNSAFE.copyMemory(BufferUtil.address(source) + source.position(), address, length);
         } else {
-            UnsafeApi.copyMemory(source.array(), UnsafeApi.arrayBaseOffset(byte[].class) + source.arrayOffset()
+            UNSAFE.copyMemory(source.array(), UNSAFE.arrayBaseOffset(byte[].class) + source.arrayOffset()
                     + source.position(), null, address, length);
         }
         source.position(source.limit());
@@ -514,10 +514,10 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
                 bytes += runs.getLong(i + 1) * pageSize;
             }
         }
-        c.memory = UnsafeApi.allocateMemory(Math.max(bytes, 1));
+        c.memory = UNSAFE.allocateMemory(Math.max(bytes, 1));
         long at = c.memory;
         for (int i = 0; i < c.heads.size(); i++) {
-            UnsafeApi.copyMemory(addresses.getLong(i), at, c.lengths.getLong(i));
+            UNSAFE.copyMemory(addresses.getLong(i), at, c.lengths.getLong(i));
             at += c.lengths.getLong(i);
         }
         synchronized (sentHeads) {
@@ -583,7 +583,7 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
             sendFailure = interrupted;
             throw interrupted;
         } finally {
-            UnsafeApi.freeMemory(c.memory);
+            UNSAFE.freeMemory(c.memory);
             synchronized (sendOrder) {
                 sentCaptures = Math.max(sentCaptures, c.ticket + 1);
                 sendOrder.notifyAll();
@@ -596,7 +596,7 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
             long at = c.memory;
             for (int i = 0; i < c.heads.size(); i++) {
                 byte[] value = new byte[(int) c.lengths.getLong(i)];
-                UnsafeApi.copyMemory(null, at, value, UnsafeApi.arrayBaseOffset(byte[].class), value.length);
+                UNSAFE.copyMemory(null, at, value, UNSAFE.arrayBaseOffset(byte[].class), value.length);
                 at += value.length;
                 batches.queue(batches.pipeline.set(keys.page(c.heads.getLong(i)), value));
             }
@@ -679,12 +679,12 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
 
     private byte[] copyOut(long pageNo, int count) {
         byte[] bytes = new byte[count * pageSize];
-        UnsafeApi.copyMemory(null, address(pageNo), bytes, UnsafeApi.arrayBaseOffset(byte[].class), bytes.length);
+        UNSAFE.copyMemory(null, address(pageNo), bytes, UNSAFE.arrayBaseOffset(byte[].class), bytes.length);
         return bytes;
     }
 
     private void copyIn(byte[] bytes, long address) {
-        UnsafeApi.copyMemory(bytes, UnsafeApi.arrayBaseOffset(byte[].class), null, address, pageSize);
+        UNSAFE.copyMemory(bytes, UNSAFE.arrayBaseOffset(byte[].class), null, address, pageSize);
     }
 
     private RuntimeException leaseError(JedisDataException e) {

@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicReference;
 
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 import org.agrona.collections.LongArrayList;
 import org.junit.jupiter.api.Test;
 
@@ -27,14 +27,14 @@ class LocalPagesTest {
         assertEquals(run + 2L * PAGE, local.address(102));
         assertEquals(105, local.runEnd(100));
         assertEquals(103, local.runEnd(102));
-        UnsafeApi.setMemory(run, 5L * PAGE, (byte) 7);
+        UNSAFE.setMemory(run, 5L * PAGE, (byte) 7);
         local.release(100, 5);
         assertEquals(0, local.address(100));
         assertEquals(0, local.address(104));
 
         long shorter = local.take(200, 3, null);
         assertEquals(run, shorter);
-        assertEquals(0, UnsafeApi.getByte(shorter + 3L * PAGE - 1), "a slot taken again reads as zeros");
+        assertEquals(0, UNSAFE.getByte(shorter + 3L * PAGE - 1), "a slot taken again reads as zeros");
         long single = local.take(300, 1, null);
         long another = local.take(301, 1, null);
         // The rest of the run (two slots) serves the single pages.
@@ -50,7 +50,7 @@ class LocalPagesTest {
         byte[] bytes = new byte[2 * PAGE];
         bytes[PAGE + 5] = 42;
         long address = local.take(9, 2, bytes);
-        assertEquals(42, UnsafeApi.getByte(local.address(10) + 5));
+        assertEquals(42, UNSAFE.getByte(local.address(10) + 5));
         assertEquals(address, local.address(9));
         assertEquals(address, local.take(9, 2, null), "a page with a slot keeps it");
     }
@@ -59,7 +59,7 @@ class LocalPagesTest {
     private static byte[] pageOf(long pageNo, int pages) {
         byte[] bytes = new byte[pages * PAGE];
         for (int i = 0; i < bytes.length; i += 8) {
-            UnsafeApi.putLong(bytes, UnsafeApi.arrayBaseOffset(byte[].class) + i, pageNo + i / PAGE);
+            UNSAFE.putLong(bytes, UNSAFE.arrayBaseOffset(byte[].class) + i, pageNo + i / PAGE);
         }
         return bytes;
     }
@@ -88,7 +88,7 @@ class LocalPagesTest {
         assertTrue(local.evictions() >= budget, "evicted " + local.evictions());
         assertTrue(local.pages() <= budget, local.pages() + " pages kept, budget " + budget);
         for (long p = 10_000 + budget - 10; p < 10_000 + budget; p++) {
-            assertEquals(p, UnsafeApi.getLong(local.address(p) + PAGE - 8), "a page taken last is kept");
+            assertEquals(p, UNSAFE.getLong(local.address(p) + PAGE - 8), "a page taken last is kept");
         }
         assertEquals(0, local.address(25), "a page not looked up for long is evicted");
     }
@@ -146,9 +146,9 @@ class LocalPagesTest {
         }
         for (int i = 0; i < kept.length; i++) {
             assertEquals(kept[i], local.address(10 + i));
-            assertEquals(10 + i, UnsafeApi.getLong(kept[i]));
+            assertEquals(10 + i, UNSAFE.getLong(kept[i]));
         }
-        assertEquals(7003, UnsafeApi.getLong(run + 4L * PAGE - 8));
+        assertEquals(7003, UNSAFE.getLong(run + 4L * PAGE - 8));
         // Stamps are not per span: the pages anyone looked up since the span began stay too.
         assertTrue(local.pages() > 3 * budget, local.pages() + " pages kept, budget " + budget);
         local.endSpan(span);
@@ -193,8 +193,8 @@ class LocalPagesTest {
                             addresses[i] = address;
                         }
                         for (int i = 0; i < held.length; i++) {
-                            long first = UnsafeApi.getLong(addresses[i]);
-                            long last = UnsafeApi.getLong(addresses[i] + PAGE - 8);
+                            long first = UNSAFE.getLong(addresses[i]);
+                            long last = UNSAFE.getLong(addresses[i] + PAGE - 8);
                             if (first != held[i] && last != held[i]) {
                                 throw new AssertionError("page " + held[i] + " reads as " + first + "/" + last);
                             }
@@ -224,11 +224,11 @@ class LocalPagesTest {
         LocalPages local = new LocalPages(PAGE);
         local.take(11, 1, pageOf(11, 1));
         assertThrows(CorruptionException.class, () -> local.take(10, 3, pageOf(10, 3)));
-        assertEquals(11, UnsafeApi.getLong(local.address(11)));
+        assertEquals(11, UNSAFE.getLong(local.address(11)));
         local.take(20, 2, pageOf(20, 2));
         local.take(22, 1, pageOf(22, 1));
         local.release(20, 5);
         assertEquals(0, local.address(21));
-        assertEquals(22, UnsafeApi.getLong(local.address(22)), "a page after the run keeps its slot");
+        assertEquals(22, UNSAFE.getLong(local.address(22)), "a page after the run keeps its slot");
     }
 }

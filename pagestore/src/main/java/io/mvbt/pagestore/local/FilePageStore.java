@@ -6,7 +6,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 
 import io.mvbt.CorruptionException;
 import io.mvbt.StorageException;
@@ -488,8 +488,8 @@ public final class FilePageStore extends RegionPageStore {
                 long address = address(pageNos[i]);
                 // A compare-and-set of the word to itself: a store, so the fault is taken, that can
                 // only ever write what the word holds at that instant.
-                long word = UnsafeApi.getLongVolatile(null, address);
-                UnsafeApi.compareAndSetLong(null, address, word, word);
+                long word = UNSAFE.getLongVolatile(null, address);
+                UNSAFE.compareAndSwapLong(null, address, word, word);
             }
         }
     }

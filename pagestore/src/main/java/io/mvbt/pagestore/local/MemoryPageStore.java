@@ -1,7 +1,7 @@
 package io.mvbt.pagestore.local;
 
 import org.agrona.BufferUtil;
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 
 /**
  * Pages in off-heap memory that grows in regions as the store asks (at least 1 MiB). Nothing is durable. The
@@ -42,9 +42,9 @@ public final class MemoryPageStore extends RegionPageStore {
     public void write(long pageNo, java.nio.ByteBuffer source) {
         int length = source.remaining();
         if (source.isDirect()) {
-            UnsafeApi.copyMemory(BufferUtil.address(source) + source.position(), address(pageNo), length);
+            UNSAFE.copyMemory(BufferUtil.address(source) + source.position(), address(pageNo), length);
         } else {
-            UnsafeApi.copyMemory(source.array(), UnsafeApi.arrayBaseOffset(byte[].class) + source.arrayOffset()
+            UNSAFE.copyMemory(source.array(), UNSAFE.arrayBaseOffset(byte[].class) + source.arrayOffset()
                     + source.position(), null, address(pageNo), length);
         }
         source.position(source.limit());

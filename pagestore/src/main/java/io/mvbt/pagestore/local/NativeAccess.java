@@ -2,37 +2,30 @@ package io.mvbt.pagestore.local;
 
 import java.nio.ByteOrder;
 
-import org.agrona.concurrent.UnsafeBuffer;
-
 import io.mvbt.MvbtException;
 
 /**
- * Checks, once, that this JVM lets Agrona reach {@code jdk.internal.misc.Unsafe}. Without the flag
- * Agrona fails deep inside a class initializer with an {@link IllegalAccessError}; we fail first,
- * naming the flag.
+ * Checks, once, that this JVM gives mvbt what it reads page memory with: {@code sun.misc.Unsafe}
+ * (module {@code jdk.unsupported}, in every JDK and in a jlink image that adds it; no JVM flag), and
+ * a little-endian CPU. Without the module Agrona fails deep inside a class initializer; we fail
+ * first, naming it.
  */
 public final class NativeAccess {
-    /** The JVM option that every process embedding mvbt on the class path must carry. */
-    public static final String REQUIRED_FLAG = "--add-exports java.base/jdk.internal.misc=ALL-UNNAMED";
-
     private static volatile boolean checked;
 
     private NativeAccess() {
     }
 
-    /** Throws {@link MvbtException} naming the missing JVM flag, or an unsupported byte order. */
+    /** Throws {@link MvbtException} naming what is missing. */
     public static void require() {
         if (checked) {
             return;
         }
-        Module agrona = UnsafeBuffer.class.getModule();
-        if (!Object.class.getModule().isExported("jdk.internal.misc", agrona)) {
-            // On the module path Agrona is the module org.agrona, and the export names it.
-            String flag = agrona.isNamed() ? "--add-exports java.base/jdk.internal.misc=" + agrona.getName()
-                    : REQUIRED_FLAG;
-            throw new MvbtException("mvbt needs the JVM option '" + flag
-                    + "' (Agrona reads page memory through jdk.internal.misc.Unsafe); add it to the java command line"
-                    + " or to the Add-Exports attribute of your jar's manifest");
+        try {
+            Class.forName("sun.misc.Unsafe");
+        } catch (ClassNotFoundException e) {
+            throw new MvbtException("mvbt needs the module jdk.unsupported (sun.misc.Unsafe reads page memory); "
+                    + "add it to the runtime image (jlink --add-modules jdk.unsupported)", e);
         }
         if (ByteOrder.nativeOrder() != ByteOrder.LITTLE_ENDIAN) {
             throw new MvbtException("mvbt's page format is little-endian and is only supported on little-endian CPUs");

@@ -10,7 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 import org.agrona.BufferUtil;
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 
 import io.mvbt.StorageException;
 
@@ -219,10 +219,10 @@ public final class ShadowFile implements AutoCloseable {
 
     /** The slot holding {@code pageNo}, or -1 if the store file holds it (plain loads, see {@link #address}). */
     public int slotOf(long pageNo) {
-        if (pageNo >= UnsafeApi.getLong(null, headerAddress + INDEXED_AT)) {
+        if (pageNo >= UNSAFE.getLong(null, headerAddress + INDEXED_AT)) {
             return -1;
         }
-        return UnsafeApi.getInt(null, indexAddress + (pageNo << 2)) - 1;
+        return UNSAFE.getInt(null, indexAddress + (pageNo << 2)) - 1;
     }
 
     /** Address of slot {@code slot}. */
@@ -269,18 +269,18 @@ public final class ShadowFile implements AutoCloseable {
             return false;
         }
         indexed = bytes >> 2;
-        UnsafeApi.putLongVolatile(null, headerAddress + INDEXED_AT, indexed);
+        UNSAFE.putLongVolatile(null, headerAddress + INDEXED_AT, indexed);
         return true;
     }
 
     /** Page {@code pageNo} (indexed) is now held in {@code slot}. */
     public void put(long pageNo, int slot) {
-        UnsafeApi.putIntVolatile(null, indexAddress + (pageNo << 2), slot + 1);
+        UNSAFE.putIntVolatile(null, indexAddress + (pageNo << 2), slot + 1);
     }
 
     /** Page {@code pageNo} is now held by the store file. */
     public void clear(long pageNo) {
-        UnsafeApi.putIntVolatile(null, indexAddress + (pageNo << 2), 0);
+        UNSAFE.putIntVolatile(null, indexAddress + (pageNo << 2), 0);
     }
 
     /** The slot's page as a buffer, to write it to the store file. */

@@ -10,7 +10,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,17 +45,17 @@ class FilePageStoreTest {
     private static FilePageStore create(Path path) {
         FilePageStore store = FilePageStore.open(path, PAGE, READER, 8);
         store.extend(PageStore.META_SLOTS);
-        UnsafeApi.putLong(store.address(0), MARK);
+        UNSAFE.putLong(store.address(0), MARK);
         return store;
     }
 
     private static void fill(PageStore store, long pageNo) {
-        UnsafeApi.setMemory(store.address(pageNo), PAGE, (byte) pageNo);
+        UNSAFE.setMemory(store.address(pageNo), PAGE, (byte) pageNo);
     }
 
     private static void assertFilled(long address, long pageNo) {
         for (int i = 0; i < PAGE; i += 511) {
-            assertEquals((byte) pageNo, UnsafeApi.getByte(address + i), "page " + pageNo + " byte " + i);
+            assertEquals((byte) pageNo, UNSAFE.getByte(address + i), "page " + pageNo + " byte " + i);
         }
     }
 
@@ -120,7 +120,7 @@ class FilePageStoreTest {
             assertFilled(store.address(100), 100);
             // It grows again from there, with zeros.
             store.extend(2 * CHUNK);
-            assertEquals(0, UnsafeApi.getLong(store.address(CHUNK + 5)));
+            assertEquals(0, UNSAFE.getLong(store.address(CHUNK + 5)));
         }
     }
 

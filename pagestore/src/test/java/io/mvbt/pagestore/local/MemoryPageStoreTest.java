@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import org.agrona.UnsafeApi;
+import static org.agrona.UnsafeAccess.UNSAFE;
 import org.junit.jupiter.api.Test;
 
 /** Pages in memory: regions that never move, runs within one region. */
@@ -14,11 +14,11 @@ class MemoryPageStoreTest {
         try (MemoryPageStore store = new MemoryPageStore(8192)) {
             store.extend(10);
             long address = store.address(7);
-            UnsafeApi.putLong(address, 42);
+            UNSAFE.putLong(address, 42);
             store.extend(5_000);
             assertEquals(address, store.address(7));
-            assertEquals(42, UnsafeApi.getLong(store.address(7)));
-            assertEquals(0, UnsafeApi.getLong(store.address(4_999)));
+            assertEquals(42, UNSAFE.getLong(store.address(7)));
+            assertEquals(0, UNSAFE.getLong(store.address(4_999)));
             assertFalse(store.durable());
         }
     }
