@@ -381,13 +381,29 @@ public final class Store implements AutoCloseable {
 
     // ------------------------------------------------------------------ trees
 
-    /** The handle of the tree named {@code name} (whether or not it exists yet). */
+    /**
+     * The handle of the tree named {@code name}, whether or not such a tree exists: a handle names a
+     * tree, and each revision says whether it has one. Reads of a revision without it
+     * ({@link Snapshot#get}, {@link Snapshot#count}, {@link Snapshot#cursor}, …) and writes to it
+     * ({@link WriteTxn#put}, {@link WriteTxn#delete}, {@link WriteTxn#deleteRange},
+     * {@link WriteTxn#bulkLoad}) throw {@link io.mvbt.TreeNotFoundException};
+     * {@link ReadView#hasTree} asks, {@link WriteTxn#createTree} creates it, and {@link #findTree}
+     * returns the handle only if the newest revision has the tree.
+     */
     public Tree tree(String name) {
         Tree tree = trees.get(name);
         if (tree == null) {
             tree = trees.computeIfAbsent(name, n -> new Tree(n, treeIds.getAndIncrement(), this));
         }
         return tree;
+    }
+
+    /** The handle of the tree named {@code name} if the newest revision has that tree; empty if not. */
+    public java.util.Optional<Tree> findTree(String name) {
+        Tree tree = tree(name);
+        try (Snapshot s = beginRead()) {
+            return s.hasTree(tree) ? java.util.Optional.of(tree) : java.util.Optional.empty();
+        }
     }
 
     /**

@@ -3,6 +3,7 @@ package io.mvbt.revisions;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -136,6 +137,28 @@ class TreeHandleTest {
             try (Snapshot s = store.beginRead()) {
                 assertEquals(List.of("pair-\uD800\uDC00"), s.treeNames());
             }
+        }
+    }
+
+    @Test
+    void findTreeReturnsAHandleOnlyForATreeTheNewestRevisionHas() {
+        try (Store store = Store.inMemory()) {
+            assertTrue(store.findTree("t").isEmpty());
+            Tree absent = store.tree("t");
+            try (Snapshot s = store.beginRead()) {
+                assertThrows(io.mvbt.TreeNotFoundException.class, () -> s.get(absent, bytes("k")));
+            }
+            try (WriteTxn tx = store.beginWrite()) {
+                tx.createTree("t");
+                assertTrue(store.findTree("t").isEmpty(), "not before the commit");
+                tx.commit();
+            }
+            assertSame(absent, store.findTree("t").orElseThrow());
+            try (WriteTxn tx = store.beginWrite()) {
+                tx.dropTree(absent);
+                tx.commit();
+            }
+            assertTrue(store.findTree("t").isEmpty());
         }
     }
 }
