@@ -27,6 +27,9 @@ import io.mvbt.pagestore.PageStore;
  * What a larger window costs is disk: pages a checkpoint window rewrites stay pinned until it ends.
  */
 public final class StoreOptions {
+    /** Reader slots by default: with the lock file's 512-byte header, 64 KiB. */
+    static final int DEFAULT_MAX_READERS = 1016;
+
     private final int pageSize;
     private final Durability durability;
     private final Duration checkpointInterval;
@@ -61,7 +64,7 @@ public final class StoreOptions {
 
     public static StoreOptions defaults() {
         return new StoreOptions(4096, Durability.SYNC, Duration.ofSeconds(5), 1L << 30, Duration.ofSeconds(10),
-                SlowReaderPolicy.none(), 1024, false, true,
+                SlowReaderPolicy.none(), DEFAULT_MAX_READERS, false, true,
                 Boolean.getBoolean("mvbt.checked"), null, true, false);
     }
 
@@ -123,8 +126,9 @@ public final class StoreOptions {
     }
 
     /**
-     * Snapshots that may be open at once, in all processes together (default 1024, 64 bytes each in
-     * the lock file). It takes effect when the reader table is created: when no process has the
+     * Snapshots that may be open at once, in all processes together (default 1016, 64 bytes each in
+     * the lock file, which with its 512-byte header makes a sole writer's lock file 64 KiB; writers
+     * that take turns add their 2 MiB log of freed pages). It takes effect when the reader table is created: when no process has the
      * store open; processes that open it later share the table as it is.
      */
     public StoreOptions maxReaders(int maxReaders) {

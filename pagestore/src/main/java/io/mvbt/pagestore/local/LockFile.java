@@ -24,15 +24,16 @@ import io.mvbt.StoreLockedException;
  * died are never trusted across such a restart.
  *
  * <pre>
- * header (4096 bytes):   0 u64 magic "mvbt-lck"   8 u32 version   12 u32 slot bytes   16 u32 slots
- *                       20 u32 entries of the freed-page log
+ * header (512 bytes):    0 u64 magic "mvbt-lck"   8 u32 version   12 u32 slot bytes   16 u32 slots
+ *                       20 u32 entries of the freed-page log (0 until a writer that takes turns opens)
  *                       64 u32 slots ever claimed (the writer scans no further)
  *                      128 u64 newest meta: sequence &lt;&lt; 2 | slot (0: none published since initialization)
  *                      192 u64 pid of the writer (0: none)
  *                      256 u64 entries ever appended to the freed-page log
  *                      320 u64 pid of the sole writer holding the store file's own lock (0: none)
  * then one slot of {@link #SLOT_BYTES} per snapshot, then the freed-page log (a ring of
- * {@link #FREED_ENTRY_BYTES}-byte entries, written by writers that take turns)
+ * {@link #FREED_ENTRY_BYTES}-byte entries, written by writers that take turns; the first of them to
+ * open grows the file by it, so a sole writer's lock file is the header and the slots: 64 KiB)
  * byte locks (fcntl): 0 the writer, exclusive (a sole writer holds it while open; writers that
  *                     take turns hold it per transaction); 1 initialization, exclusive and brief;
  *                     2 presence, shared by every process using the file;
@@ -44,8 +45,8 @@ import io.mvbt.StoreLockedException;
  */
 public final class LockFile implements AutoCloseable {
     static final long MAGIC = 0x6b636c2d7462766dL; // "mvbt-lck" little-endian
-    static final int VERSION = 3;
-    public static final int HEADER_BYTES = 4096;
+    static final int VERSION = 4;
+    public static final int HEADER_BYTES = 512;
     public static final int SLOT_BYTES = 64;
     public static final int HIGH_WATER = 64;
     public static final int PUBLISHED = 128;
@@ -76,21 +77,20 @@ public final class LockFile implements AutoCloseable {
     private final FileLock presence;
     private final AtomicBuffer header;
     private final AtomicBuffer table;
-    private final AtomicBuffer freedLog;
+    /** Mapped by {@link #freedLog()} on first use. */
+    private AtomicBuffer freedLog;
     private final int slots;
     private int references = 1;
     private FileLock writerLock;
     /** Byte 3, held while a store of this JVM is open for writing (exclusive or shared). */
     private FileLock writersLock;
 
-    private LockFile(Path path, FileChannel channel, FileLock presence, MappedByteBuffer map, int slots,
-            int freedEntries) {
+    private LockFile(Path path, FileChannel channel, FileLock presence, MappedByteBuffer map, int slots) {
         this.path = path;
         this.channel = channel;
         this.presence = presence;
         this.header = new UnsafeBuffer(map, 0, HEADER_BYTES);
         this.table = new UnsafeBuffer(map, HEADER_BYTES, slots * SLOT_BYTES);
-        this.freedLog = new UnsafeBuffer(map, HEADER_BYTES + slots * SLOT_BYTES, freedEntries * FREED_ENTRY_BYTES);
         this.slots = slots;
     }
 
@@ -132,13 +132,11 @@ public final class LockFile implements AutoCloseable {
         try (FileLock init = channel.lock(INIT_LOCK, 1, false)) {
             FileLock alone = channel.tryLock(PRESENCE_LOCK, 1, false);
             int slots;
-            int freedEntries;
             MappedByteBuffer map;
             if (alone != null) {
                 // Nobody else uses the file: whatever it holds is left over from processes now gone.
                 slots = newSlots;
-                freedEntries = FREED_ENTRIES;
-                long bytes = HEADER_BYTES + (long) slots * SLOT_BYTES + (long) freedEntries * FREED_ENTRY_BYTES;
+                long bytes = HEADER_BYTES + (long) slots * SLOT_BYTES;
                 channel.truncate(0);
                 // Zeros written first, as for the store file: a store through the mapping into a hole
                 // on a full disk would be a SIGBUS; a write reports it as an IOException here.
@@ -151,7 +149,7 @@ public final class LockFile implements AutoCloseable {
                 fresh.putInt(VERSION_OFFSET, VERSION);
                 fresh.putInt(SLOT_BYTES_OFFSET, SLOT_BYTES);
                 fresh.putInt(SLOTS_OFFSET, slots);
-                fresh.putInt(FREED_CAPACITY_OFFSET, freedEntries);
+                fresh.putInt(FREED_CAPACITY_OFFSET, 0);
                 fresh.putLongVolatile(0, MAGIC);
                 alone.release();
             } else {
@@ -172,16 +170,17 @@ public final class LockFile implements AutoCloseable {
                             + "mvbt reader table of version " + VERSION);
                 }
                 slots = head.getInt(SLOTS_OFFSET);
-                freedEntries = head.getInt(FREED_CAPACITY_OFFSET);
+                int freedEntries = head.getInt(FREED_CAPACITY_OFFSET);
                 long bytes = HEADER_BYTES + (long) slots * SLOT_BYTES + (long) freedEntries * FREED_ENTRY_BYTES;
-                if (slots < 1 || slots > MAX_SLOTS || freedEntries != FREED_ENTRIES || size < bytes) {
+                if (slots < 1 || slots > MAX_SLOTS || freedEntries != 0 && freedEntries != FREED_ENTRIES
+                        || size < bytes) {
                     throw new CorruptionException(-1, "lock file " + path + " says " + slots + " slots and "
                             + freedEntries + " freed-page entries but holds " + size + " bytes");
                 }
-                map = channel.map(FileChannel.MapMode.READ_WRITE, 0, bytes);
+                map = channel.map(FileChannel.MapMode.READ_WRITE, 0, HEADER_BYTES + (long) slots * SLOT_BYTES);
             }
             FileLock presence = channel.lock(PRESENCE_LOCK, 1, true);
-            return new LockFile(path, channel, presence, map, slots, freedEntries);
+            return new LockFile(path, channel, presence, map, slots);
         }
     }
 
@@ -375,8 +374,28 @@ public final class LockFile implements AutoCloseable {
         return table;
     }
 
-    /** The freed-page log's entries, {@link #FREED_ENTRY_BYTES} each (see {@link #FREED_SEQUENCE}). */
-    public AtomicBuffer freedLog() {
+    /**
+     * The freed-page log's entries, {@link #FREED_ENTRY_BYTES} each (see {@link #FREED_SEQUENCE}),
+     * for writers that take turns. The first of them to ask grows the file by it (under the
+     * initialization lock, so that two processes cannot both grow it); readers and a sole writer
+     * never ask, and their lock file stays the header and the slots.
+     */
+    public synchronized AtomicBuffer freedLog() {
+        if (freedLog == null) {
+            long at = HEADER_BYTES + (long) slots * SLOT_BYTES;
+            long bytes = (long) FREED_ENTRIES * FREED_ENTRY_BYTES;
+            try (FileLock init = channel.lock(INIT_LOCK, 1, false)) {
+                if (header.getIntVolatile(FREED_CAPACITY_OFFSET) == 0) {
+                    // Zeros written, not a hole: a store into a hole on a full disk would be a SIGBUS.
+                    FilePageStore.writeZeros(channel, at, at + bytes);
+                    header.putIntVolatile(FREED_CAPACITY_OFFSET, FREED_ENTRIES);
+                }
+                freedLog = new UnsafeBuffer(channel.map(FileChannel.MapMode.READ_WRITE, at, bytes));
+            } catch (IOException e) {
+                throw new StorageException("cannot grow lock file " + path + " by its freed-page log: "
+                        + FilePageStore.reason(e), e);
+            }
+        }
         return freedLog;
     }
 
