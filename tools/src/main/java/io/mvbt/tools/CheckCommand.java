@@ -1,12 +1,15 @@
 package io.mvbt.tools;
 
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 import io.mvbt.revisions.CheckReport;
 import io.mvbt.revisions.Store;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** The integrity checker; the exit status says clean (0) or damaged (1). */
@@ -16,6 +19,9 @@ import picocli.CommandLine.Parameters;
 final class CheckCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "STORE", description = "The store file.")
     Path store;
+
+    @Option(names = "--json", description = "Print one JSON object instead (for scripts and monitoring).")
+    boolean json;
 
     @Override
     public Integer call() {
@@ -29,6 +35,22 @@ final class CheckCommand implements Callable<Integer> {
             report = s.check();
         }
         long ms = (System.nanoTime() - started) / 1_000_000;
+        boolean clean = dropped.isEmpty() && report.ok();
+        if (json) {
+            Map<String, Object> out = new LinkedHashMap<>();
+            out.put("store", store.toString());
+            out.put("revision", report.revision());
+            out.put("pagesChecked", report.pagesChecked());
+            out.put("trees", report.trees());
+            out.put("entries", report.entries());
+            out.put("millis", ms);
+            out.put("besideWriter", besideWriter);
+            out.put("droppedRevisions", dropped);
+            out.put("problems", report.problems());
+            out.put("clean", clean);
+            System.out.println(Json.write(out));
+            return clean ? ExitCodes.OK : ExitCodes.DAMAGED;
+        }
         System.out.printf("revision %,d: %,d pages, %d trees, %,d entries checked in %,d ms%n", report.revision(),
                 report.pagesChecked(), report.trees(), report.entries(), ms);
         dropped.forEach(d -> System.out.println("problem: a newer " + d));

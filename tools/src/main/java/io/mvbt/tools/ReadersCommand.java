@@ -1,7 +1,10 @@
 package io.mvbt.tools;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 import io.mvbt.revisions.ReaderInfo;
@@ -21,16 +24,24 @@ final class ReadersCommand implements Callable<Integer> {
     @Option(names = "--clear-stale", description = "Free the slots of processes that died holding snapshots.")
     boolean clearStale;
 
+    @Option(names = "--json", description = "Print one JSON object instead (for scripts and monitoring).")
+    boolean json;
+
     @Override
     public Integer call() {
         if (!java.nio.file.Files.isRegularFile(store)) {
             throw new CommandException("no store at " + store);
         }
         try (Store s = Store.openReadOnly(store, StoreFiles.options())) {
-            if (clearStale) {
-                System.out.printf("cleared %d stale slots%n", s.clearStaleReaders());
-            }
+            int cleared = clearStale ? s.clearStaleReaders() : 0;
             List<ReaderInfo> readers = s.readers();
+            if (json) {
+                System.out.println(Json.write(json(s, cleared, readers)));
+                return ExitCodes.OK;
+            }
+            if (clearStale) {
+                System.out.printf("cleared %d stale slots%n", cleared);
+            }
             System.out.printf("store %s at revision %,d: %d holders%n", store, s.revision(), readers.size());
             if (!readers.isEmpty()) {
                 System.out.printf("%8s  %-10s %12s %10s %10s  %s%n", "pid", "kind", "revision", "lag", "age ms",
@@ -46,5 +57,30 @@ final class ReadersCommand implements Callable<Integer> {
             }
         }
         return ExitCodes.OK;
+    }
+
+    private Map<String, Object> json(Store s, int cleared, List<ReaderInfo> readers) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("store", store.toString());
+        out.put("revision", s.revision());
+        if (clearStale) {
+            out.put("clearedStaleSlots", cleared);
+        }
+        List<Object> list = new ArrayList<>();
+        for (ReaderInfo r : readers) {
+            Map<String, Object> reader = new LinkedHashMap<>();
+            reader.put("pid", r.pid());
+            reader.put("kind", r.checkpoint() ? "checkpoint" : "snapshot");
+            reader.put("revision", r.revision());
+            reader.put("lag", r.lag());
+            reader.put("ageMillis", r.ageMillis());
+            reader.put("threadId", r.threadId());
+            reader.put("threadName", r.threadName());
+            reader.put("expired", r.expired());
+            reader.put("stale", r.stale());
+            list.add(reader);
+        }
+        out.put("readers", list);
+        return out;
     }
 }

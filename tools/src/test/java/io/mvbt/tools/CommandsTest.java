@@ -87,6 +87,38 @@ class CommandsTest {
         assertTrue(output(check).contains("clean"), output(check));
     }
 
+    /** --json prints one JSON object with what the text says; the exit status stays the same. */
+    @Test
+    void statReadersAndCheckPrintJson() {
+        Path file = sampleStore();
+        Object[] stat = mvbt("stat", "--json", file.toString());
+        assertEquals(0, status(stat), output(stat));
+        String s = output(stat).strip();
+        assertEquals(1, output(stat).lines().count(), s);
+        assertTrue(s.startsWith("{\"store\":\"" + file.toString().replace("\\", "\\\\") + "\",\"revision\":"), s);
+        assertTrue(s.contains("\"pages\":{\"inFile\":"), s);
+        assertTrue(s.contains("{\"name\":\"articles\",\"entries\":5000,\"depth\":"), s);
+        assertTrue(s.contains("{\"name\":\"índice ✓\",\"entries\":"), s);
+        assertTrue(s.endsWith(",\"damaged\":false}"), s);
+        Object[] check = mvbt("check", "--json", file.toString());
+        assertEquals(0, status(check), output(check));
+        assertTrue(output(check).strip().endsWith("\"problems\":[],\"clean\":true}"), output(check));
+        try (Store writer = Store.open(file); Snapshot held = writer.beginRead()) {
+            Object[] readers = mvbt("readers", "--json", file.toString());
+            assertEquals(0, status(readers), output(readers));
+            assertTrue(output(readers).contains("{\"pid\":" + ProcessHandle.current().pid() + ",\"kind\":\"snapshot\","
+                    + "\"revision\":" + held.revision() + ","), output(readers));
+        }
+    }
+
+    @Test
+    void jsonEscapesWhatStringsHold() {
+        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+        m.put("a\"b", "line\nnext\ttab\\ \u0001");
+        m.put("n", java.util.Arrays.asList(1, 2.5, null, true, Double.NaN));
+        assertEquals("{\"a\\\"b\":\"line\\nnext\\ttab\\\\ \\u0001\",\"n\":[1,2.5,null,true,null]}", Json.write(m));
+    }
+
     @Test
     void besideARunningWriterTheToolsReadAndListReaders() {
         Path file = sampleStore();
