@@ -9,14 +9,16 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.mvbt.revisions.Codecs;
 import io.mvbt.revisions.Snapshot;
 import io.mvbt.revisions.Store;
 import io.mvbt.revisions.StoreOptions;
-import io.mvbt.revisions.Tree;
+import io.mvbt.revisions.TypedTree;
 import io.mvbt.revisions.WriteTxn;
 
 /** Runs the README's example, and checks that the README shows exactly this code. */
@@ -27,36 +29,28 @@ class ReadmeExampleTest {
     private static final Path SOURCE = Path.of("src/test/java/io/mvbt/cursor/ReadmeExampleTest.java");
     private static final Path README = Path.of("../README.md");
 
-    static byte[] bytes(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    static String string(byte[] b) {
-        return new String(b, StandardCharsets.UTF_8);
-    }
-
     static void example(Path dir, PrintStream out) {
         // example:start
         try (Store store = Store.open(dir.resolve("example.mvbt"), StoreOptions.defaults())) {
+            TypedTree<String, String> users = TypedTree.of(store.tree("users"), Codecs.STRING, Codecs.STRING);
             try (WriteTxn tx = store.beginWrite()) {
-                Tree users = tx.createTreeIfAbsent("users");
-                tx.put(users, bytes("alice"), bytes("admin"));
-                tx.put(users, bytes("bob"), bytes("staff"));
+                tx.createTreeIfAbsent("users");
+                users.put(tx, "alice", "admin");
+                users.put(tx, "bob", "staff");
                 tx.commit();                                    // one new revision, all or nothing
             }
-            Tree users = store.tree("users");
             try (Snapshot snapshot = store.beginRead()) {       // a stable view of the newest revision
                 try (WriteTxn tx = store.beginWrite()) {        // the writer goes on meanwhile
-                    tx.delete(users, bytes("bob"));
+                    users.delete(tx, "bob");
                     tx.commit();
                 }
-                out.println(string(snapshot.get(users, bytes("bob"))));    // staff: the snapshot still has it
-                for (KeyValue kv : Range.over(snapshot, users).from(bytes("a"))) {
-                    out.println(string(kv.key()));                         // alice, bob
+                out.println(users.get(snapshot, "bob"));                   // staff: the snapshot still has it
+                for (Map.Entry<String, String> e : users.range(snapshot, "a", null)) {
+                    out.println(e.getKey());                               // alice, bob
                 }
             }
             try (Snapshot now = store.beginRead()) {
-                out.println(now.count(users));                             // 1
+                out.println(users.count(now));                             // 1
             }
         }
         // example:end
