@@ -117,6 +117,18 @@ public final class TypedTree<K, V> {
         };
     }
 
+    /**
+     * A read-only {@link java.util.NavigableMap} of this tree as {@code view} holds it (a
+     * {@link Snapshot}, or a {@link WriteTxn} as it stands), for code that takes a {@code SortedMap}
+     * or {@code NavigableMap}: sub-, head-, tail- and descending maps, navigation and streams, in
+     * the order of the keys' encodings. {@code size()} is O(log n) from the counted tree; each
+     * lookup or navigation is one descent. Valid while the view is open; changes throw
+     * {@link UnsupportedOperationException}.
+     */
+    public java.util.NavigableMap<K, V> asMap(ReadView view) {
+        return new TreeMapView<>(view, this, keys, values, null, false, null, false, false);
+    }
+
     /** Unsigned order of a key in page memory against {@code b}, allocating nothing. */
     private static int compare(org.agrona.DirectBuffer a, int length, byte[] b) {
         int n = Math.min(length, b.length);
