@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /** Ranges, candidate-id sets and paged cursors over snapshots. */
 module io.mvbt.cursor {
     requires transitive io.mvbt.revisions;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * Pages: the exceptions every layer throws ({@code io.mvbt}), the page store interfaces a backend
  * implements ({@code io.mvbt.pagestore}), and, for the store only, pages in a mapped file or

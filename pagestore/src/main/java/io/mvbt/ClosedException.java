@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.mvbt;
 
 /** A store, snapshot, transaction or cursor was used after it was closed or finished. */

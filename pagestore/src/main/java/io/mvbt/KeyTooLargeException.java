@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.mvbt;
 
 /** A key is longer than the store's limit (a quarter of a page). */

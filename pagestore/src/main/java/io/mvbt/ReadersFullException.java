@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.mvbt;
 
 /** Every slot of the reader table is taken: no snapshot can be opened until one closes. */

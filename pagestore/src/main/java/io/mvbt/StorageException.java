@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.mvbt;
 
 /** The storage under the store failed (an I/O error, a full disk, a failed fsync). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.mvbt;
 
 /** The store refuses writes after a failure that left its in-memory state unsure (a failed fsync, say); reopen it. */

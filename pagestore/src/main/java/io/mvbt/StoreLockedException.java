@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.mvbt;
 
 /** Another process (or another open store in this JVM) holds the writer lock of a store file. */

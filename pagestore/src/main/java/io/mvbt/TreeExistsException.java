@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.mvbt;
 
 /** createTree named a tree that already exists. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.mvbt;
 
 /** beginWrite waited longer than its timeout for the running write transaction to end. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.mvbt.bench;
 
 /** SplitMix64: a small fixed-seed generator, so every store sees the same sequence. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.mvbt.bench;
 
 /** How durable a commit is: matched across stores as closely as they allow. */

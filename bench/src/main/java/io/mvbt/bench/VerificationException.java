@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.mvbt.bench;
 
 /** A read returned something other than what was written: the run fails. */

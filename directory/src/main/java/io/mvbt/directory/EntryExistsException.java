@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.mvbt.directory;
 
 /** An add, move or rename would create an entry whose DN is already taken. */

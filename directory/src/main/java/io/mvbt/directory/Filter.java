@@ -1,10 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.mvbt.directory;
 
 import java.util.List;
 
 /**
  * A search filter (RFC 4515): AND, OR, NOT, equality, presence, substrings, {@code >=} and
- * {@code <=}. {@link #parse} reads the string form; {@link #toString()} writes it back, escaped.
+ * {@code <=}. {@link #parse} reads the string form; {@code toString()} writes it back, escaped.
  * Attribute names are lower-cased. An AND or OR with no children is RFC 4526's absolute true or
  * false.
  */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.mvbt.directory;
 
 /** The operation names an entry (or a parent or base) that does not exist. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.mvbt.history;
 
 /** A line of an INN text history that does not parse; names the line number (from 1). */

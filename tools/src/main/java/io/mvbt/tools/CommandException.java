@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.mvbt.tools;
 
 /** A command cannot do what was asked; its message is all the user needs. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.mvbt.tools;
 
 /** Exit statuses that scripts can rely on. */

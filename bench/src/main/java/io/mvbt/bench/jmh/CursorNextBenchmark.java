@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package io.mvbt.bench.jmh;
 
 import java.util.concurrent.TimeUnit;
