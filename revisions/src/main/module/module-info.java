@@ -3,6 +3,8 @@
 module io.mvbt.revisions {
     requires transitive io.mvbt.pagestore;
     requires io.mvbt.btree;
+    // The store's Flight Recorder events (StoreEvents).
+    requires jdk.jfr;
 
     exports io.mvbt.revisions;
 }

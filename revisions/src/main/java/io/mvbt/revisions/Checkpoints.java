@@ -304,6 +304,8 @@ final class Checkpoints {
         if (c.revision == since && publisher.headIsSteady()) {
             return;
         }
+        StoreEvents.Checkpoint event = new StoreEvents.Checkpoint();
+        event.begin();
         // The bulk of the writeback runs outside the meta lock, so that commits go on: c's pages are
         // sealed and synced (a file) or sent without a meta (a remote store, whose SYNC commits wait
         // for the checkpoint lock, so that none seals a page being copied).
@@ -326,6 +328,13 @@ final class Checkpoints {
             }
         } else {
             steadySent(slot, sealer, sealed);
+        }
+        event.end();
+        if (event.shouldCommit()) {
+            event.store = pages.describe();
+            event.revision = publisher.durableRevision();
+            event.since = since;
+            event.commit();
         }
     }
 

@@ -12,6 +12,8 @@ import io.mvbt.pagestore.PageStore;
  * {@link WriteTxn}, which calls it and nothing above it; used by the one writer only.
  */
 final class Committer {
+    /** Commits since the store opened; written by the one writer. */
+    private volatile long commits;
     /** Commits after a flush from which a quarter-full set of flips is flushed ({@link #freeMapFlushDue}). */
     static final int FLIP_SETTLE_COMMITS = 64;
 
@@ -63,6 +65,8 @@ final class Committer {
      */
     void commit(long revision, TreeRoot catalog, FreshRoots fresh, TreeRoot[] roots, Durability durability,
             RedoRecord redo) {
+        StoreEvents.Commit event = new StoreEvents.Commit();
+        event.begin();
         health.checkWritable(pages.describe());
         txnPages.writePrivate();
         flushFreeMapIfDue();
@@ -70,8 +74,24 @@ final class Committer {
         Durability pagesDurability = redo == null ? durability : logged(revision, redo, durability);
         checkpoints.publishCommit(revision, durable -> revisionOf(revision, durable, catalog, fresh, roots),
                 pagesDurability);
-        checkpoints.written(space.takePagesWritten(), pagesDurability);
+        long written = space.takePagesWritten();
+        checkpoints.written(written, pagesDurability);
         releaseHolders(revision);
+        commits++;
+        event.end();
+        if (event.shouldCommit()) {
+            event.store = pages.describe();
+            event.revision = revision;
+            event.durability = durability.name();
+            event.pages = space.lastCommitPages();
+            event.logged = redo != null;
+            event.commit();
+        }
+    }
+
+    /** Commits since the store opened (read by {@link StoreMetrics} from any thread). */
+    long commits() {
+        return commits;
     }
 
     /**

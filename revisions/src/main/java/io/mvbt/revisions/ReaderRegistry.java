@@ -285,7 +285,18 @@ final class ReaderRegistry {
             if (info == null || !policy.isSlow(info.lag(), info.ageMillis())) {
                 continue;
             }
-            long mark = REPORTED | (policy.handler().expire(info) ? EXPIRED : 0);
+            boolean expired = policy.handler().expire(info);
+            long mark = REPORTED | (expired ? EXPIRED : 0);
+            StoreEvents.SlowReader event = new StoreEvents.SlowReader();
+            if (event.shouldCommit()) {
+                event.revision = info.revision();
+                event.lag = info.lag();
+                event.ageMillis = info.ageMillis();
+                event.pid = info.pid();
+                event.threadId = info.threadId();
+                event.expired = expired;
+                event.commit();
+            }
             // Fails if the slot was released and claimed again meanwhile (a new generation).
             table.compareAndSetLong(off + FLAGS, flags, flags | mark);
         }
@@ -356,6 +367,18 @@ final class ReaderRegistry {
     }
 
     /** Open snapshots, oldest revision held and when its oldest holder opened: for stats. */
+    /** Slots holding a revision now, allocating nothing ({@link StoreMetrics}). */
+    long openCount() {
+        long open = 0;
+        int limit = highWater();
+        for (int slot = 0; slot < limit; slot++) {
+            if (table.getLongVolatile(slot * SLOT_BYTES + REVISION) >= 0) {
+                open++;
+            }
+        }
+        return open;
+    }
+
     long[] summary() {
         long open = 0;
         long oldest = Long.MAX_VALUE;

@@ -88,6 +88,7 @@ public final class Store implements AutoCloseable {
     private volatile boolean closed;
     /** The redo log commits go to ({@link StoreOptions#redoLog}); null if none. */
     private volatile RedoLog log;
+    private final StoreMetrics metrics = new StoreMetrics(this);
     private long lastSlowReaderScan = System.nanoTime() - 1_000_000_000L;
     private long lastStaleScan = System.nanoTime();
     /** Write transactions since the clock was last read for the stale-reader scan (writer thread only). */
@@ -305,9 +306,22 @@ public final class Store implements AutoCloseable {
                 if (created && left.length > 0) {
                     System.getLogger("io.mvbt.recovery").log(System.Logger.Level.WARNING, "deleting "
                             + left.length + " redo segment(s) of a deleted store beside new store " + describe());
-                } else if (RedoReplay.run(this, storage, publisher.storeId()) > 0) {
-                    holdingWriter("replay", checkpoints::checkpointHoldingWriter);
-                    checkUnfailed();
+                } else {
+                    StoreEvents.Replay event = new StoreEvents.Replay();
+                    event.begin();
+                    long from = latest().revision;
+                    int replayed = RedoReplay.run(this, storage, publisher.storeId());
+                    if (replayed > 0) {
+                        holdingWriter("replay", checkpoints::checkpointHoldingWriter);
+                        checkUnfailed();
+                        event.end();
+                        if (event.shouldCommit()) {
+                            event.store = describe();
+                            event.commits = replayed;
+                            event.from = from;
+                            event.commit();
+                        }
+                    }
                 }
                 redo.start(options.redoLog());
                 if (options.redoLog()) {
@@ -628,6 +642,8 @@ public final class Store implements AutoCloseable {
      */
     public void sync() {
         checkUnfailed();
+        StoreEvents.Sync event = new StoreEvents.Sync();
+        event.begin();
         RedoLog redo = log;
         if (redo != null) {
             health.sync(redo::sync, "syncing the redo log failed");
@@ -635,6 +651,13 @@ public final class Store implements AutoCloseable {
             checkpoints.sync();
         }
         checkUnfailed();
+        event.end();
+        if (event.shouldCommit()) {
+            event.store = describe();
+            event.revision = latest().revision;
+            event.logged = redo != null;
+            event.commit();
+        }
     }
 
     /**
@@ -729,14 +752,34 @@ public final class Store implements AutoCloseable {
         return adoption.dropped();
     }
 
+    /** Live counters to poll without allocation (the same object every call). */
+    public StoreMetrics metrics() {
+        return metrics;
+    }
+
+    long durableForMetrics() {
+        RedoLog redo = log;
+        return redo == null ? durableRevision() : Math.max(durableRevision(), redo.synced());
+    }
+
+    Committer committer() {
+        return committer;
+    }
+
+    long checkpointCount() {
+        return checkpoints.count();
+    }
+
+    long writerWaitCount() {
+        return writerWaits.get();
+    }
+
     /** A consistent picture of the store's revisions, snapshots and pages. */
     public StoreStats stats() {
         checkOpen();
         long[] readers = registry.summary();
         long age = readers[2] < 0 ? -1 : Math.max(0, System.currentTimeMillis() - readers[2]);
-        RedoLog redo = log;
-        long durable = redo == null ? durableRevision() : Math.max(durableRevision(), redo.synced());
-        return new StoreStats(latest().revision, durable, readers[0], readers[1], age, pages.pageSize(),
+        return new StoreStats(latest().revision, durableForMetrics(), readers[0], readers[1], age, pages.pageSize(),
                 pages.pageCount(), space.inUse.cardinality(), space.reusable.cardinality(), space.pending.pages(),
                 space.lastCommitPages(), writerWaits.get(), publisher.lockWaits(), checkpoints.count(),
                 checkpoints.pagesPrefaulted());
