@@ -24,10 +24,17 @@ final class IntegrityChecker {
     private final List<String> problems = new ArrayList<>();
     private long pagesChecked;
     private long durable;
+    /** Told the pages checked so far, every 4,096; null if nobody asks. */
+    private java.util.function.LongConsumer progress;
 
     IntegrityChecker(Store store, PageAccess reader) {
         this.store = store;
         this.reader = reader;
+    }
+
+    IntegrityChecker reportingTo(java.util.function.LongConsumer pagesChecked) {
+        this.progress = pagesChecked;
+        return this;
     }
 
     CheckReport check(Revision r, long durableRevision) {
@@ -106,7 +113,9 @@ final class IntegrityChecker {
 
     private void markReached(long pageNo, int pages, String name) {
         for (long p = pageNo; p < pageNo + pages; p++) {
-            pagesChecked++;
+            if ((++pagesChecked & 4095) == 0 && progress != null) {
+                progress.accept(pagesChecked);
+            }
             if (!reached.set(p)) {
                 problems.add(name + ": page " + p + " is reached twice");
             }

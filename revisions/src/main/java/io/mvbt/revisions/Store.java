@@ -792,18 +792,23 @@ public final class Store implements AutoCloseable {
      * {@link #sync} and {@link #close} still make its commits durable.
      */
     public CheckReport check() {
+        return check(null);
+    }
+
+    /** {@link #check()}, telling {@code pagesChecked} how many pages it has checked, now and then. */
+    public CheckReport check(LongConsumer pagesChecked) {
         checkOpen();
         if (peers.readOnly()) {
             // The free space is the writer's to know: check what a snapshot reaches.
             try (Snapshot s = beginRead()) {
-                return new IntegrityChecker(this, s.rev().reader(access).uncached()).checkTrees(s.rev(),
-                        s.rev().durableRevision);
+                return new IntegrityChecker(this, s.rev().reader(access).uncached()).reportingTo(pagesChecked)
+                        .checkTrees(s.rev(), s.rev().durableRevision);
             }
         }
         writer.acquire("check", options.writeTimeout());
         try (Peers.Turn t = peers.takeTurn(options.writeTimeout().toNanos(), "check", options.writeTimeout())) {
             CheckReport report = new IntegrityChecker(this, latest().reader(access).uncached().withTrustUnsealed())
-                    .check(latest(), durableRevision());
+                    .reportingTo(pagesChecked).check(latest(), durableRevision());
             if (!report.ok()) {
                 health.damaged(report.problems().get(0));
             }

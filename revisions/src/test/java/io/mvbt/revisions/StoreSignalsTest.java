@@ -94,4 +94,26 @@ class StoreSignalsTest {
                 && e.getLong("revision") > e.getLong("since")), events.stream()
                 .filter(e -> !e.getEventType().getName().equals("io.mvbt.Commit")).toList().toString());
     }
+
+    /** A long check tells its caller how far it got ({@code mvbt check} draws a progress line from it). */
+    @Test
+    void checkReportsThePagesItHasChecked() {
+        try (Store store = Store.inMemory()) {
+            try (WriteTxn tx = store.beginWrite()) {
+                Tree t = tx.createTree("t");
+                for (int i = 0; i < 60_000; i++) {
+                    tx.put(t, String.format("%08d", i).getBytes(), new byte[500]);
+                }
+                tx.commit();
+            }
+            List<Long> seen = new java.util.ArrayList<>();
+            CheckReport report = store.check(seen::add);
+            report.throwIfDamaged();
+            assertTrue(seen.size() >= 1, "no progress over " + report.pagesChecked() + " pages");
+            for (int i = 1; i < seen.size(); i++) {
+                assertTrue(seen.get(i) > seen.get(i - 1));
+            }
+            assertTrue(seen.get(seen.size() - 1) <= report.pagesChecked());
+        }
+    }
 }

@@ -30,10 +30,10 @@ final class CheckCommand implements Callable<Integer> {
         CheckReport report;
         boolean besideWriter;
         List<String> dropped;
-        try (Store s = StoreFiles.openExisting(store)) {
+        try (Store s = StoreFiles.openExisting(store); Progress progress = new Progress("check", s.stats().pagesInFile())) {
             besideWriter = s.isReadOnly();
             dropped = s.droppedRevisions();
-            report = s.check();
+            report = s.check(progress::update);
         }
         long ms = (System.nanoTime() - started) / 1_000_000;
         boolean clean = dropped.isEmpty() && report.ok();
