@@ -6,6 +6,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongFunction;
 import java.util.function.Supplier;
 
+import io.mvbt.StorageException;
 import io.mvbt.pagestore.PageStore;
 
 /**
@@ -48,6 +49,12 @@ final class Checkpoints {
     private long countSeen;
     /** The redo log, whose covered segments each checkpoint deletes; null if none. */
     private volatile RedoLog log;
+    /**
+     * While a redo log is replayed (and if the replay fails, until close): no revision but the
+     * replayed ones may be published, since each would take the number of a record still to
+     * replay. Shrinks and compaction wait; checkpoints go on (they publish no revision).
+     */
+    private volatile boolean replaying;
 
     Checkpoints(PageStore pages, Writeback writeback, StoreOptions options, Publisher publisher, ReaderRegistry registry,
             ReaderSlots slots, Peers peers, Holders holders, FreeSpace space, Health health, Adoption adoption,
@@ -104,6 +111,11 @@ final class Checkpoints {
     /** Checkpoints from now on let go of the redo log's segments they cover. */
     void log(RedoLog redoLog) {
         this.log = redoLog;
+    }
+
+    /** See {@link #replaying}. */
+    void replaying(boolean on) {
+        this.replaying = on;
     }
 
     long pagesPrefaulted() {
@@ -242,7 +254,7 @@ final class Checkpoints {
      * reader would pin the moved pages where they are.
      */
     private void compact(Supplier<WriteTxn> begin) {
-        if (!durable || !inPlace || health.failure() != null || health.damage() != null) {
+        if (!durable || !inPlace || health.failure() != null || health.damage() != null || replaying) {
             return;
         }
         releaseFreed();
@@ -510,16 +522,21 @@ final class Checkpoints {
         long pageCount = pages.pageCount();
         long tail = pages.roundUpToGrowthUnit(space.reusableTailStart());
         long freeTail = pageCount - tail;
-        if (freeTail <= 0 || health.failure() != null || health.damage() != null
+        if (freeTail <= 0 || health.failure() != null || health.damage() != null || replaying
                 || !always && (freeTail < pageCount / 8 || freeTail * pages.pageSize() < (1L << 20))) {
             return;
         }
-        space.shrinkTo(tail);
         Revision base = publisher.latest();
         RedoLog redo = log;
         if (redo != null) {
-            redo.unchanged(base.revision + 1);
+            // First, so that a failure changes nothing; and it fails the store, as a failed fsync does.
+            try {
+                redo.unchanged(base.revision + 1);
+            } catch (StorageException e) {
+                throw health.syncFailed(e, "writing the redo log failed");
+            }
         }
+        space.shrinkTo(tail);
         long durableRevision = publisher.durableRevision();
         Revision r = new Revision(base.revision + 1, durableRevision, base.catalog, base.fresh, tail,
                 System.currentTimeMillis(), base.freeMapRoot, base.freeMapRevision, base.freeMapHeight, base.roots)

@@ -72,8 +72,16 @@ final class Committer {
         flushFreeMapIfDue();
         space.reportWritten();
         Durability pagesDurability = redo == null ? durability : logged(revision, redo, durability);
-        checkpoints.publishCommit(revision, durable -> revisionOf(revision, durable, catalog, fresh, roots),
-                pagesDurability);
+        try {
+            checkpoints.publishCommit(revision, durable -> revisionOf(revision, durable, catalog, fresh, roots),
+                    pagesDurability);
+        } catch (RuntimeException | Error e) {
+            if (redo != null) {
+                // The record of this revision is in the log: no other commit may take its number.
+                health.failed(e);
+            }
+            throw e;
+        }
         long written = space.takePagesWritten();
         checkpoints.written(written, pagesDurability);
         releaseHolders(revision);

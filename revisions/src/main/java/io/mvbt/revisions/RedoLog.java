@@ -66,6 +66,8 @@ final class RedoLog {
     private volatile long synced = -1;
     /** False while recovery replays (the records are in the log already) and once the log is closed. */
     private boolean recording;
+    /** The first write or sync of the log that failed: nothing may be appended after it. */
+    private StorageException failure;
 
     RedoLog(RedoStorage storage, long storeId) {
         this.storage = storage;
@@ -127,6 +129,18 @@ final class RedoLog {
     }
 
     private void append(byte kind, long revision, byte[] ops, int opsLength) {
+        if (failure != null) {
+            throw new StorageException("the redo log failed earlier (" + failure.getMessage() + ")", failure);
+        }
+        try {
+            appendUnchecked(kind, revision, ops, opsLength);
+        } catch (StorageException e) {
+            failure = e;
+            throw e;
+        }
+    }
+
+    private void appendUnchecked(byte kind, long revision, byte[] ops, int opsLength) {
         if (revision != appended + 1 && appended >= 0) {
             throw new IllegalStateException("redo record of revision " + revision + " after " + appended);
         }
@@ -206,11 +220,20 @@ final class RedoLog {
 
     /** Makes every record appended so far durable: {@link Store#sync()}, and SYNC commits. */
     synchronized void sync() {
+        if (failure != null) {
+            throw new StorageException("the redo log failed earlier (" + failure.getMessage() + ")", failure);
+        }
         if (current == null || synced == appended) {
             return;
         }
-        flush();
-        current.sync();
+        try {
+            flush();
+            current.sync();
+        } catch (StorageException e) {
+            // A failed fdatasync is not retried as if it worked: the kernel may have dropped the pages.
+            failure = e;
+            throw e;
+        }
         synced = appended;
     }
 
@@ -227,7 +250,13 @@ final class RedoLog {
         boolean deleted = false;
         // A segment's records all lie below the next segment's first.
         while (!older.isEmpty() && (older.size() > 1 ? older.get(1) : currentFirst) - 1 <= durable) {
-            storage.delete(older.remove(0));
+            try {
+                storage.delete(older.get(0));
+            } catch (StorageException e) {
+                // It stays: replay skips records the store holds. Tried again at the next checkpoint.
+                break;
+            }
+            older.remove(0);
             deleted = true;
         }
         if (deleted) {

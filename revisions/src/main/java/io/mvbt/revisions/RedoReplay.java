@@ -192,6 +192,9 @@ final class RedoReplay {
         try (WriteTxn tx = store.beginWrite()) {
             operations(tx, RedoLog.BODY_FIXED_BYTES, length);
             tx.commit(Durability.NORMAL);
+        } catch (io.mvbt.StorageException e) {
+            // The disk, not the log: the next open replays from this record again.
+            throw e;
         } catch (MvbtException | IllegalArgumentException | IllegalStateException e) {
             throw new CorruptionException(-1, "redo record of revision " + revision + " in " + where
                     + " does not apply to the store (the " + applied + " record(s) before it were replayed): "

@@ -302,6 +302,8 @@ public final class Store implements AutoCloseable {
         try {
             long[] left = storage.segments();
             if (options.redoLog() || left.length > 0) {
+                // Kept on if this fails: the close then checkpoints what was replayed and publishes nothing else.
+                checkpoints.replaying(true);
                 RedoLog redo = new RedoLog(storage, publisher.storeId());
                 if (created && left.length > 0) {
                     System.getLogger("io.mvbt.recovery").log(System.Logger.Level.WARNING, "deleting "
@@ -329,6 +331,7 @@ public final class Store implements AutoCloseable {
                     checkpoints.log(redo);
                     log = redo;
                 }
+                checkpoints.replaying(false);
             }
             return this;
         } catch (RuntimeException | Error e) {
@@ -759,7 +762,8 @@ public final class Store implements AutoCloseable {
 
     long durableForMetrics() {
         RedoLog redo = log;
-        return redo == null ? durableRevision() : Math.max(durableRevision(), redo.synced());
+        // A sync between a commit's record and its publication covers a revision not published yet.
+        return redo == null ? durableRevision() : Math.min(latest().revision, Math.max(durableRevision(), redo.synced()));
     }
 
     Committer committer() {

@@ -196,7 +196,9 @@ class PowerCutTest {
             }
         }
         BootId.reboot();
-        try (Store recovered = Store.over(PowerCutPageStore.of(image, 4096), options, false, logImage)) {
+        // With a log, the checkpointer runs beside the replay: nothing else may publish meanwhile.
+        StoreOptions reopen = logged ? options.checkpointInterval(Duration.ofMillis(1)) : options;
+        try (Store recovered = Store.over(PowerCutPageStore.of(image, 4096), reopen, false, logImage)) {
             recovered.check().throwIfDamaged();
             long revision;
             try (Snapshot s = recovered.beginRead()) {
