@@ -190,6 +190,9 @@ public final class Store implements AutoCloseable {
             throw new IllegalStateException("store " + path + " has a redo log: open it once without sharedWriters, "
                     + "which replays and removes it");
         }
+        if (!java.nio.file.Files.exists(path) && RedoFiles.present(path)) {
+            throw refusedBesideLog(path.toString());
+        }
         FilePageStore file = shared
                 ? FilePageStore.openShared(path, options.pageSize(), MetaPage::detectPageSize, options.maxReaders(),
                         options.writeTimeout().toNanos())
@@ -293,36 +296,43 @@ public final class Store implements AutoCloseable {
     }
 
     /**
+     * A new store is not made beside a redo log: the log's store file may only be missing (a path or
+     * a mount gone wrong), and the log may hold its only copy of recent commits.
+     */
+    private static IllegalStateException refusedBesideLog(String where) {
+        return new IllegalStateException("redo log segments lie where new store " + where + " would be created: "
+                + "its store file is missing or empty; nothing was written (restore the file, or move the "
+                + where + ".redo-* files away to start afresh)");
+    }
+
+    /**
      * The second half of opening a sole writer's store: the records of a redo log left in
      * {@code storage} are replayed and checkpointed, its segments deleted, and, if the options ask
-     * for one, a new log started. A store just {@code created} deletes what segments it finds: they
-     * are of a store that was deleted, and cannot apply. Closes the store if this fails.
+     * for one, a new log started. Closes the store if this fails.
      */
     private Store withRedoLog(RedoStorage storage, boolean created) {
         try {
             long[] left = storage.segments();
+            if (created && left.length > 0) {
+                throw refusedBesideLog(describe());
+            }
             if (options.redoLog() || left.length > 0) {
                 // Kept on if this fails: the close then checkpoints what was replayed and publishes nothing else.
                 checkpoints.replaying(true);
                 RedoLog redo = new RedoLog(storage, publisher.storeId());
-                if (created && left.length > 0) {
-                    System.getLogger("io.mvbt.recovery").log(System.Logger.Level.WARNING, "deleting "
-                            + left.length + " redo segment(s) of a deleted store beside new store " + describe());
-                } else {
-                    StoreEvents.Replay event = new StoreEvents.Replay();
-                    event.begin();
-                    long from = latest().revision;
-                    int replayed = RedoReplay.run(this, storage, publisher.storeId());
-                    if (replayed > 0) {
-                        holdingWriter("replay", checkpoints::checkpointHoldingWriter);
-                        checkUnfailed();
-                        event.end();
-                        if (event.shouldCommit()) {
-                            event.store = describe();
-                            event.commits = replayed;
-                            event.from = from;
-                            event.commit();
-                        }
+                StoreEvents.Replay event = new StoreEvents.Replay();
+                event.begin();
+                long from = latest().revision;
+                int replayed = RedoReplay.run(this, storage, publisher.storeId());
+                if (replayed > 0) {
+                    holdingWriter("replay", checkpoints::checkpointHoldingWriter);
+                    checkUnfailed();
+                    event.end();
+                    if (event.shouldCommit()) {
+                        event.store = describe();
+                        event.commits = replayed;
+                        event.from = from;
+                        event.commit();
                     }
                 }
                 redo.start(options.redoLog());

@@ -144,10 +144,40 @@ class RedoLogTest {
                     () -> Store.over(PowerCutPageStore.of(other.cut(new Random(3)), 4096), LOGGED, false, left).close());
             assertTrue(e.getMessage().contains("belongs to another store"), e.getMessage());
             assertEquals(1, left.segments().length, "nothing was deleted");
-            // A store created anew where the log's store was deleted: the log cannot apply, and goes.
-            Store.over(new PowerCutPageStore(4096), LOGGED, true, left).close();
-            assertEquals(0, left.segments().length);
+            // Nor is a store created beside a log: its own file may only be missing, the log its last copy.
+            IllegalStateException refused = assertThrows(IllegalStateException.class,
+                    () -> Store.over(new PowerCutPageStore(4096), LOGGED, true, left).close());
+            assertTrue(refused.getMessage().contains("redo log segments"), refused.getMessage());
+            assertEquals(1, left.segments().length);
         }
+    }
+
+    @Test
+    void aMissingStoreFileBesideItsLogIsNotCreatedAnew() throws java.io.IOException {
+        Path file = dir.resolve("gone.mvbt");
+        try (Store store = Store.open(file, StoreOptions.defaults().redoLog(true))) {
+            try (WriteTxn tx = store.beginWrite()) {
+                tx.put(tx.createTree("t"), key(1), key(2));
+                tx.commit(Durability.SYNC);
+            }
+            // A copy of the log as the writer left it, before its close deletes it.
+            try (var files = java.nio.file.Files.list(dir)) {
+                for (Path p : files.filter(p -> p.getFileName().toString().contains(".redo-")).toList()) {
+                    java.nio.file.Files.copy(p, dir.resolve(p.getFileName() + ".kept"));
+                }
+            }
+        }
+        java.nio.file.Files.delete(file);
+        try (var files = java.nio.file.Files.list(dir)) {
+            for (Path p : files.filter(p -> p.getFileName().toString().endsWith(".kept")).toList()) {
+                String name = p.getFileName().toString();
+                java.nio.file.Files.move(p, dir.resolve(name.substring(0, name.length() - ".kept".length())));
+            }
+        }
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> Store.open(file).close());
+        assertTrue(e.getMessage().contains("nothing was written"), e.getMessage());
+        assertFalse(java.nio.file.Files.exists(file));
+        assertTrue(RedoFiles.present(file));
     }
 
     /** Opened through a symbolic link, the store keeps its log beside the file the link leads to. */
