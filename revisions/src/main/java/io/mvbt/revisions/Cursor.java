@@ -5,6 +5,7 @@ import org.agrona.DirectBuffer;
 import static org.agrona.UnsafeAccess.UNSAFE;
 
 import io.mvbt.ClosedException;
+import io.mvbt.btree.Keys;
 import io.mvbt.btree.TreeCursor;
 import io.mvbt.btree.TreeRoot;
 
@@ -189,6 +190,12 @@ public final class Cursor implements AutoCloseable {
     public DirectBuffer value() {
         checkOnEntry();
         return cursor.value();
+    }
+
+    /** Unsigned order of the current key against {@code key}, read in page memory (nothing allocated). */
+    int compareKey(byte[] key) {
+        DirectBuffer k = key();
+        return Keys.compare(k.byteArray(), k.addressOffset(), k.capacity(), key, View.BYTE_BASE, key.length);
     }
 
     public byte[] keyBytes() {

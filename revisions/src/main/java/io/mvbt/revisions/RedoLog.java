@@ -72,15 +72,12 @@ final class RedoLog {
     RedoLog(RedoStorage storage, long storeId) {
         this.storage = storage;
         this.storeId = storeId;
-        this.seed = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(storeId).array();
+        this.seed = seedOf(storeId);
     }
 
-    RedoStorage storage() {
-        return storage;
-    }
-
-    long storeId() {
-        return storeId;
+    /** What every record's CRC32C starts from: the store id's 8 bytes, so that no other store's record verifies. */
+    static byte[] seedOf(long storeId) {
+        return ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(storeId).array();
     }
 
     /** The record for a transaction to fill, or null if commits are not recorded now. */

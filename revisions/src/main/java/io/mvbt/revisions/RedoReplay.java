@@ -47,7 +47,7 @@ final class RedoReplay {
         this.base = store.revision();
         this.storage = storage;
         this.storeId = storeId;
-        this.seed = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(storeId).array();
+        this.seed = RedoLog.seedOf(storeId);
     }
 
     /** Replays the log in {@code storage} onto {@code store}; returns the commits made. */

@@ -51,19 +51,20 @@ final class TreeMapView<K, V> extends AbstractMap<K, V> implements NavigableMap<
     // ------------------------------------------------------------------ bounds, in encodings
 
     private boolean tooLow(byte[] k) {
-        if (lo == null) {
-            return false;
-        }
-        int c = Arrays.compareUnsigned(k, lo);
-        return c < 0 || c == 0 && !loInclusive;
+        return lo != null && belowLow(Arrays.compareUnsigned(k, lo));
     }
 
     private boolean tooHigh(byte[] k) {
-        if (hi == null) {
-            return false;
-        }
-        int c = Arrays.compareUnsigned(k, hi);
-        return c > 0 || c == 0 && !hiInclusive;
+        return hi != null && aboveHigh(Arrays.compareUnsigned(k, hi));
+    }
+
+    /** Whether a key that compares so with the lower bound lies below the range. */
+    private boolean belowLow(int vsLow) {
+        return vsLow < 0 || vsLow == 0 && !loInclusive;
+    }
+
+    private boolean aboveHigh(int vsHigh) {
+        return vsHigh > 0 || vsHigh == 0 && !hiInclusive;
     }
 
     private boolean inRange(byte[] k) {
@@ -79,11 +80,7 @@ final class TreeMapView<K, V> extends AbstractMap<K, V> implements NavigableMap<
 
     /** The entry at the cursor, or null if it is not positioned or out of range. */
     private Entry<K, V> at(Cursor c) {
-        if (!c.isPositioned()) {
-            return null;
-        }
-        byte[] k = c.keyBytes();
-        if (!inRange(k)) {
+        if (!c.isPositioned() || lo != null && belowLow(c.compareKey(lo)) || hi != null && aboveHigh(c.compareKey(hi))) {
             return null;
         }
         return new SimpleImmutableEntry<>(keys.decode(c.key(), 0, c.keyLength()), values.decode(c.value(), 0,
@@ -92,14 +89,14 @@ final class TreeMapView<K, V> extends AbstractMap<K, V> implements NavigableMap<
 
     /** Moves to the first key at or above ({@code inclusive}) or above {@code k}. */
     private static void ceiling(Cursor c, byte[] k, boolean inclusive) {
-        if (c.seek(k) && !inclusive && Arrays.equals(c.keyBytes(), k)) {
+        if (c.seek(k) && !inclusive && c.compareKey(k) == 0) {
             c.next();
         }
     }
 
     /** Moves to the last key at or below ({@code inclusive}) or below {@code k}. */
     private static void floor(Cursor c, byte[] k, boolean inclusive) {
-        if (c.seekFloor(k) && !inclusive && Arrays.equals(c.keyBytes(), k)) {
+        if (c.seekFloor(k) && !inclusive && c.compareKey(k) == 0) {
             c.prev();
         }
     }

@@ -96,7 +96,7 @@ public final class TypedTree<K, V> {
 
             @Override
             public boolean hasNext() {
-                if (positioned && high != null && compare(cursor.key(), cursor.keyLength(), high) >= 0) {
+                if (positioned && high != null && cursor.compareKey(high) >= 0) {
                     positioned = false;
                 }
                 if (!positioned) {
@@ -130,15 +130,4 @@ public final class TypedTree<K, V> {
         return new TreeMapView<>(view, this, keys, values, null, false, null, false, false);
     }
 
-    /** Unsigned order of a key in page memory against {@code b}, allocating nothing. */
-    private static int compare(org.agrona.DirectBuffer a, int length, byte[] b) {
-        int n = Math.min(length, b.length);
-        for (int i = 0; i < n; i++) {
-            int c = Integer.compare(a.getByte(i) & 0xFF, b[i] & 0xFF);
-            if (c != 0) {
-                return c;
-            }
-        }
-        return Integer.compare(length, b.length);
-    }
 }

@@ -59,7 +59,7 @@ final class HistoryCommand implements Runnable {
                 StoreFiles.requireStore(store, "only 'history import' creates one");
             }
             // Commands that only read go on beside a running writer (innd), read-only.
-            Store s = writes ? Store.open(store, HistoryTable.storeOptions().shadowDirectory(StoreFiles.shadowDirectory))
+            Store s = writes ? Store.open(store, StoreFiles.historyOptions())
                     : StoreFiles.openExisting(store);
             try {
                 if (!create) {

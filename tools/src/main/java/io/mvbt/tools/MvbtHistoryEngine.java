@@ -11,7 +11,6 @@ import io.mvbt.history.HistoryEntry;
 import io.mvbt.history.HistoryReader;
 import io.mvbt.history.HistoryTable;
 import io.mvbt.history.StorageToken;
-import io.mvbt.revisions.StoreOptions;
 
 /**
  * The mvbt history table under the bench, in a file of its own as {@link HistoryTable#open(Path)}
@@ -25,12 +24,7 @@ final class MvbtHistoryEngine implements HistoryBenchEngine {
 
     MvbtHistoryEngine(Path dir) {
         this.file = dir.resolve("history.mvbt");
-        this.table = HistoryTable.open(file, options());
-    }
-
-    /** The table's own options, with the writer's shadow directory if {@code --shadow-dir} names one. */
-    private static StoreOptions options() {
-        return HistoryTable.storeOptions().shadowDirectory(StoreFiles.shadowDirectory);
+        this.table = HistoryTable.open(file, StoreFiles.historyOptions());
     }
 
     @Override
@@ -52,7 +46,7 @@ final class MvbtHistoryEngine implements HistoryBenchEngine {
     public void reopenReadOnly() {
         table.close();
         // Opened for writing, and nothing writes: a read-only table builds no presence filter.
-        table = HistoryTable.open(file, options());
+        table = HistoryTable.open(file, StoreFiles.historyOptions());
         reader = table.reader();
     }
 

@@ -19,6 +19,11 @@ final class StoreFiles {
     private StoreFiles() {
     }
 
+    /** Options for opening a history table's store for writing: the table's own, with the shadow directory. */
+    static StoreOptions historyOptions() {
+        return io.mvbt.history.HistoryTable.storeOptions().shadowDirectory(shadowDirectory);
+    }
+
     /** Options for opening the store a command works on. */
     static StoreOptions options() {
         return StoreOptions.defaults().shadowDirectory(shadowDirectory);
