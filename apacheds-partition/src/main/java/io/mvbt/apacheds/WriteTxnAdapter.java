@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.mvbt.apacheds;
+
+import io.mvbt.revisions.Durability;
+import io.mvbt.revisions.ReadView;
+import io.mvbt.revisions.WriteTxn;
+import java.io.IOException;
+import java.util.function.Supplier;
+import org.apache.directory.server.core.api.partition.PartitionWriteTxn;
+
+/**
+ * A write transaction: one mvbt write transaction for an LDAP modification, the entry and every
+ * index it touches, committed together or not at all. Its reads see its own changes. Closing it
+ * without a commit aborts it (a failed modification changes nothing).
+ *
+ * <p>The mvbt transaction (and with it the store's one writer permit) is taken at the first read
+ * or write, not when ApacheDS begins the transaction: ApacheDS's rename begins a write
+ * transaction it never uses nor closes, then a second one for the work.
+ */
+final class WriteTxnAdapter extends PartitionWriteTxn implements PartitionView {
+    private final Supplier<WriteTxn> begin;
+    private final Durability durability;
+    private WriteTxn txn;
+    private boolean finished;
+
+    WriteTxnAdapter(Supplier<WriteTxn> begin, Durability durability) {
+        this.begin = begin;
+        this.durability = durability;
+    }
+
+    WriteTxn txn() {
+        if (txn == null) {
+            if (finished) {
+                throw new IllegalStateException("the write transaction is finished");
+            }
+            txn = begin.get();
+        }
+        return txn;
+    }
+
+    @Override
+    public ReadView view() {
+        return txn();
+    }
+
+    @Override
+    public void retain() {
+        // a write transaction's cursors live no longer than the operation that made them
+    }
+
+    @Override
+    public void release() {
+    }
+
+    @Override
+    public void commit() throws IOException {
+        finished = true;
+        if (txn == null) {
+            return;
+        }
+        try {
+            txn.commit(durability);
+        } catch (RuntimeException e) {
+            throw new IOException("the commit of revision " + txn.revision() + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void abort() {
+        close();
+    }
+
+    @Override
+    public boolean isClosed() {
+        return finished || (txn != null && txn.isFinished());
+    }
+
+    @Override
+    public void close() {
+        finished = true;
+        if (txn != null && !txn.isFinished()) {
+            txn.abort();
+        }
+    }
+}
