@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.mvbt.apacheds;
+
+import java.io.File;
+import java.lang.reflect.Field;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantLock;
+import org.apache.directory.api.ldap.model.entry.DefaultEntry;
+import org.apache.directory.api.ldap.model.name.Dn;
+import org.apache.directory.server.core.DefaultDirectoryService;
+import org.apache.directory.server.core.DefaultOperationManager;
+import org.apache.directory.server.core.api.DirectoryService;
+import org.apache.directory.server.core.api.partition.Partition;
+import org.apache.directory.server.core.factory.DefaultDirectoryServiceFactory;
+import org.apache.directory.server.core.factory.DirectoryServiceFactory;
+import org.apache.directory.server.core.factory.JdbmPartitionFactory;
+import org.apache.directory.server.core.factory.MavibotPartitionFactory;
+import org.apache.directory.server.core.factory.PartitionFactory;
+import org.apache.directory.server.ldap.LdapServer;
+import org.apache.directory.server.protocol.shared.transport.TcpTransport;
+
+/**
+ * An ApacheDS server on a loopback port with a partition dc=example,dc=com of one kind, built
+ * the way ApacheDS's test factories build theirs, but on a directory that survives a restart.
+ */
+final class DirectoryServer implements AutoCloseable {
+    static final String BASE = "dc=example,dc=com";
+    static final String PEOPLE = "ou=people," + BASE;
+
+    /** The partition kinds compared; the stock ones as shipped (with the server-wide lock) or without it. */
+    enum Kind {
+        MVBT, JDBM, JDBM_UNLOCKED, MAVIBOT, MAVIBOT_UNLOCKED;
+
+        boolean stockLock() {
+            return this == JDBM || this == MAVIBOT;
+        }
+    }
+
+    final Kind kind;
+    final DirectoryService service;
+    final LdapServer ldap;
+
+    private DirectoryServer(Kind kind, DirectoryService service, LdapServer ldap) {
+        this.kind = kind;
+        this.service = service;
+        this.ldap = ldap;
+    }
+
+    int port() {
+        return ldap.getPort();
+    }
+
+    static DirectoryServer start(Kind kind, Path directory, boolean fresh) throws Exception {
+        DirectoryServiceFactory factory;
+        String name = "mvbt-" + kind.name().toLowerCase();
+        if (kind == Kind.MVBT) {
+            factory = new MvbtDirectoryServiceFactory(directory, fresh);
+            factory.init(name);
+        } else {
+            DefaultDirectoryService service = new DefaultDirectoryService();
+            service.setShutdownHookEnabled(false);
+            if (!kind.stockLock()) {
+                withoutReadLock(service);
+            }
+            PartitionFactory partitions = kind.name().startsWith("JDBM") ? new JdbmPartitionFactory()
+                    : new MavibotPartitionFactory();
+            factory = new DefaultDirectoryServiceFactory(service, partitions);
+            String before = System.getProperty("workingDirectory");
+            System.setProperty("workingDirectory", directory.toString());
+            try {
+                factory.init(name);
+            } finally {
+                if (before == null) {
+                    System.clearProperty("workingDirectory");
+                } else {
+                    System.setProperty("workingDirectory", before);
+                }
+            }
+        }
+        DirectoryService service = factory.getDirectoryService();
+        service.getChangeLog().setEnabled(false);
+        PartitionFactory partitions = factory.getPartitionFactory();
+        Partition example = partitions.createPartition(service.getSchemaManager(), service.getDnFactory(), "example",
+                BASE, 1000, new File(service.getInstanceLayout().getPartitionsDirectory(), "example"));
+        for (String attribute : new String[] {"uid", "ou", "cn"}) {
+            partitions.addIndex(example, attribute, 1000);
+        }
+        service.addPartition(example);
+        if (!service.getAdminSession().exists(new Dn(service.getSchemaManager(), BASE))) {
+            service.getAdminSession().add(new DefaultEntry(service.getSchemaManager(), BASE,
+                    "objectClass: top", "objectClass: domain", "dc: example"));
+            service.getAdminSession().add(new DefaultEntry(service.getSchemaManager(), PEOPLE,
+                    "objectClass: organizationalUnit", "ou: people"));
+        }
+        LdapServer ldap = new LdapServer();
+        ldap.setDirectoryService(service);
+        ldap.setTransports(new TcpTransport("localhost", freePort()));
+        ldap.start();
+        return new DirectoryServer(kind, service, ldap);
+    }
+
+    private static int freePort() throws Exception {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** What ApacheDS's JDBM and Mavibot partitions do without the lock: the stock manager, its read side a no-op. */
+    private static void withoutReadLock(DefaultDirectoryService service) throws Exception {
+        DefaultOperationManager unlocked = new DefaultOperationManager(service) {
+            private final ReadWriteLock lock = new ReadWriteLock() {
+                private final Lock write = new ReentrantLock();
+                private final Lock read = new ReentrantLock() {
+                    private static final long serialVersionUID = 1L;
+
+                    @Override
+                    public void lock() {
+                    }
+
+                    @Override
+                    public void unlock() {
+                    }
+                };
+
+                @Override
+                public Lock readLock() {
+                    return read;
+                }
+
+                @Override
+                public Lock writeLock() {
+                    return write;
+                }
+            };
+
+            @Override
+            public ReadWriteLock getRWLock() {
+                return lock;
+            }
+
+            @Override
+            public void lockRead() {
+            }
+
+            @Override
+            public void unlockRead() {
+            }
+        };
+        Field field = DefaultDirectoryService.class.getDeclaredField("operationManager");
+        field.setAccessible(true);
+        field.set(service, unlocked);
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            ldap.stop();
+        } finally {
+            service.shutdown();
+        }
+    }
+}
