@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.mvbt.apacheds;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The mvbt partition beside ApacheDS's JDBM partition (the default, with its server-wide lock,
+ * as shipped) and its Mavibot partition, and both stock partitions without the lock, in one run:
+ * the 2014 scenario, one writer with five ONELEVEL readers, and SearchPerfIT's search rates. The
+ * mvbt partition must be correct; what the others do is reported (even with the lock, a stock
+ * search fetches its entries after the lock is released, so it does not read one state). The
+ * report is printed and written to target/apacheds-comparison.txt. Sizes follow mvbt.profile;
+ * docs/apacheds.md gives the command of the long run.
+ */
+class PeerComparisonTest {
+    private static final boolean LONG = "long".equals(System.getProperty("mvbt.profile"));
+
+    @TempDir
+    Path directory;
+
+    @Test
+    void mvbtBesideJdbmAndMavibot() throws Exception {
+        int clients = 20;
+        int perClient = LONG ? 100 : 10;
+        int rounds = LONG ? 5 : 1;
+        int writerEntries = LONG ? 2500 : 100;
+        int searchEntries = LONG ? 10_000 : 300;
+        long millis = LONG ? 10_000 : 1_000;
+        List<String> report = new ArrayList<>();
+        report.add(String.format("ApacheDS 2.0.0.AM27 over LDAP, profile %s: %d clients x %d entries x %d rounds;"
+                + " 1 writer (%d entries) + 5 ONELEVEL readers; searches over %d entries, %d ms each",
+                LONG ? "long" : "short", clients, perClient, rounds, writerEntries, searchEntries, millis));
+        for (DirectoryServer.Kind kind : DirectoryServer.Kind.values()) {
+            Path home = Files.createDirectories(directory.resolve(kind.name()));
+            String line;
+            try (DirectoryServer server = DirectoryServer.start(kind, home, true)) {
+                Workloads.Counts scenario = bounded(() -> Workloads.clientsAddSearchDelete(server.port(), clients,
+                        perClient, rounds));
+                Workloads.Counts readers = bounded(() -> Workloads.writerAndOneLevelReaders(server.port(),
+                        writerEntries, 5));
+                String rates = bounded(() -> SearchRates.measure(server.port(), searchEntries, millis));
+                line = String.format("%-17s 2014 scenario: %s%n%-17s writer+readers: %s%n%-17s searches: %s", kind,
+                        scenario, "", readers, "", rates);
+                if (kind == DirectoryServer.Kind.MVBT) {
+                    for (Workloads.Counts c : new Workloads.Counts[] {scenario, readers}) {
+                        assertEquals(0, c.errors.get() + c.missing.get() + c.stale.get() + c.torn.get(), kind + ": " + c);
+                    }
+                }
+            } catch (Exception e) {
+                line = String.format("%-17s failed: %s", kind, e);
+            }
+            System.out.println(line);
+            report.add(line);
+        }
+        Files.write(Path.of("target", "apacheds-comparison.txt"), report);
+    }
+
+    /** Runs a workload, giving up (and saying so) after five minutes: an unlocked peer may hang. */
+    private static <T> T bounded(Callable<T> workload) throws Exception {
+        ExecutorService one = Executors.newSingleThreadExecutor();
+        try {
+            Future<T> result = one.submit(workload);
+            return result.get(LONG ? 30 : 5, TimeUnit.MINUTES);
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("no result after the time allowed: hung", e);
+        } finally {
+            one.shutdownNow();
+        }
+    }
+}
