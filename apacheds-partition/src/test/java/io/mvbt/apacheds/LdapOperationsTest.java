@@ -194,6 +194,29 @@ class LdapOperationsTest extends AbstractLdapTestUnit {
     }
 
     @Test
+    void aModificationThatFailsInThePartitionChangesNothing() throws Exception {
+        ldap.add(new DefaultEntry("ou=people," + BASE, "objectClass: organizationalUnit", "ou: people"));
+        ldap.add(Ldap.person("ou=people," + BASE, 1));
+        String huge = "x".repeat(20_000);
+        Entry big = Ldap.person("ou=people," + BASE, 2);
+        big.put("cn", huge);
+        LdapException tooLong = assertThrows(LdapException.class, () -> ldap.add(big));
+        assertTrue(tooLong.getMessage().contains("longer than"), tooLong.getMessage());
+        assertNull(ldap.lookup("uid=u2,ou=people," + BASE), "the entry was not added");
+        assertEquals(Set.of(), Ldap.dns(ldap, BASE, SearchScope.SUBTREE, "(uid=u2)"), "nor any of its index entries");
+        assertThrows(LdapException.class, () -> ldap.modify("uid=u1,ou=people," + BASE,
+                new DefaultModification(ModificationOperation.REPLACE_ATTRIBUTE, "uid", "u1-new"),
+                new DefaultModification(ModificationOperation.ADD_ATTRIBUTE, "cn", huge)));
+        Entry u1 = ldap.lookup("uid=u1,ou=people," + BASE);
+        assertEquals("Person 1", u1.get("cn").getString());
+        assertEquals(1, u1.get("cn").size(), "the failed modify left the entry as it was");
+        assertEquals(Set.of("uid=u1,ou=people," + BASE), Ldap.dns(ldap, BASE, SearchScope.SUBTREE, "(uid=u1)"));
+        assertEquals(Set.of(), Ldap.dns(ldap, BASE, SearchScope.SUBTREE, "(uid=u1-new)"), "and its indexes");
+        ldap.add(Ldap.person("ou=people," + BASE, 3));
+        assertNotNull(ldap.lookup("uid=u3,ou=people," + BASE), "the store still takes writes");
+    }
+
+    @Test
     void pagedResultsReturnEveryEntryOnce() throws Exception {
         ldap.add(new DefaultEntry("ou=people," + BASE, "objectClass: organizationalUnit", "ou: people"));
         Set<String> expected = new TreeSet<>();

@@ -43,7 +43,7 @@ class PeerComparisonTest {
         report.add(String.format("ApacheDS 2.0.0.AM27 over LDAP, profile %s: %d clients x %d entries x %d rounds;"
                 + " 1 writer (%d entries) + 5 ONELEVEL readers; searches over %d entries, %d ms each",
                 LONG ? "long" : "short", clients, perClient, rounds, writerEntries, searchEntries, millis));
-        for (DirectoryServer.Kind kind : DirectoryServer.Kind.values()) {
+        for (DirectoryServer.Kind kind : kinds()) {
             Path home = Files.createDirectories(directory.resolve(kind.name()));
             String line;
             try (DirectoryServer server = DirectoryServer.start(kind, home, true)) {
@@ -66,6 +66,18 @@ class PeerComparisonTest {
             report.add(line);
         }
         Files.write(Path.of("target", "apacheds-comparison.txt"), report);
+    }
+
+    /** The kinds named by -Dmvbt.apacheds.kinds (say MVBT,JDBM), or all. */
+    private static List<DirectoryServer.Kind> kinds() {
+        String named = System.getProperty("mvbt.apacheds.kinds", "");
+        List<DirectoryServer.Kind> kinds = new ArrayList<>();
+        for (DirectoryServer.Kind kind : DirectoryServer.Kind.values()) {
+            if (named.isEmpty() || List.of(named.split(",")).contains(kind.name())) {
+                kinds.add(kind);
+            }
+        }
+        return kinds;
     }
 
     /** Runs a workload, giving up (and saying so) after five minutes: an unlocked peer may hang. */
