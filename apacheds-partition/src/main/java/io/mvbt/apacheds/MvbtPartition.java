@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.mvbt.apacheds;
 
+import io.mvbt.ReadersFullException;
 import io.mvbt.revisions.Codec;
 import io.mvbt.revisions.Codecs;
 import io.mvbt.revisions.Durability;
@@ -8,6 +9,7 @@ import io.mvbt.revisions.Store;
 import io.mvbt.revisions.StoreOptions;
 import io.mvbt.revisions.Tree;
 import io.mvbt.revisions.WriteTxn;
+import com.github.benmanes.caffeine.cache.Cache;
 import java.io.File;
 import java.io.IOException;
 import java.lang.reflect.Field;
@@ -16,6 +18,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.directory.api.ldap.model.constants.SchemaConstants;
 import org.apache.directory.api.ldap.model.csn.CsnFactory;
 import org.apache.directory.api.ldap.model.cursor.Cursor;
@@ -41,11 +46,13 @@ import org.apache.directory.server.core.api.interceptor.context.DeleteOperationC
 import org.apache.directory.server.core.api.interceptor.context.HasEntryOperationContext;
 import org.apache.directory.server.core.api.interceptor.context.LookupOperationContext;
 import org.apache.directory.server.core.api.interceptor.context.ModifyOperationContext;
+import org.apache.directory.server.core.api.interceptor.context.OperationContext;
 import org.apache.directory.server.core.api.interceptor.context.MoveAndRenameOperationContext;
 import org.apache.directory.server.core.api.interceptor.context.MoveOperationContext;
 import org.apache.directory.server.core.api.interceptor.context.RenameOperationContext;
 import org.apache.directory.server.core.api.interceptor.context.SearchOperationContext;
 import org.apache.directory.server.core.api.partition.PartitionTxn;
+import org.apache.directory.server.core.api.partition.Subordinates;
 import org.apache.directory.server.core.partition.impl.btree.AbstractBTreePartition;
 import org.apache.directory.server.xdbm.Index;
 import org.apache.directory.server.xdbm.ParentIdAndRdn;
@@ -68,7 +75,13 @@ public class MvbtPartition extends AbstractBTreePartition {
 
     private static final Duration WRITER_WAIT = Duration.ofSeconds(30);
 
+    /** Entry DNs read on snapshots, with the version of the RDN index they were built from. */
+    private static final int MAX_CACHED_DNS = 100_000;
+
+    private final ConcurrentHashMap<String, VersionedDn> entryDns = new ConcurrentHashMap<>();
+    private final java.util.Set<String> configuredIndexes = new java.util.HashSet<>();
     private Store store;
+    private Tree rdnReverse;
 
     public MvbtPartition(SchemaManager schemaManager, DnFactory dnFactory) {
         super(schemaManager, dnFactory);
@@ -96,9 +109,10 @@ public class MvbtPartition extends AbstractBTreePartition {
             throw new LdapOtherException("cannot create the directory " + directory + " of partition " + id);
         }
         store = Store.open(directory.toPath().resolve(STORE_FILE), storeOptions());
-        master = new MvbtMasterTable(tree("master"), schemaManager, store.maxKeySize());
+        master = new MvbtMasterTable(store, tree("master"), schemaManager);
         try {
             super.doInit();
+            dropUnconfiguredIndexes();
             disableSharedCaches();
             addContextEntry();
         } catch (LdapException | RuntimeException e) {
@@ -143,33 +157,84 @@ public class MvbtPartition extends AbstractBTreePartition {
         boolean system = isSystemIndex(oid);
         // user indexes always keep a reverse table: a REPLACE drops an entry's values by id
         boolean withReverse = system ? configured.hasReverse() : true;
-        String name = "idx." + oid;
-        boolean building = !system && !hasTree(name + ".fwd") && entries() > 0;
-        int maxKey = store.maxKeySize();
+        String name = indexTreePrefix(oid);
+        configuredIndexes.add(name);
         MvbtIndex index = new MvbtIndex<>(configured.getAttributeId(), withReverse);
         if (oid.equals(ApacheSchemaConstants.APACHE_RDN_AT_OID)) {
             Codec<ParentIdAndRdn> whole = EntryCodecs.parentIdAndRdns(schemaManager);
-            index.init(type, new RdnForwardTable(tree(name + ".fwd"), whole, maxKey),
-                    new MvbtTable<>(tree(name + ".rev"), Codecs.STRING, whole, false, maxKey, String::compareTo,
+            rdnReverse = tree(name + ".rev");
+            index.init(type, new RdnForwardTable(store, tree(name + ".fwd"), whole),
+                    new MvbtTable<>(store, rdnReverse, Codecs.STRING, whole, false, String::compareTo,
                             ParentIdAndRdn::compareTo));
             return index;
         }
         Codec keys = keyCodec(type);
         Comparator comparator = comparator(type);
         boolean multiValued = !type.isSingleValued();
-        index.init(type, new MvbtTable(tree(name + ".fwd"), keys, Codecs.STRING, true, maxKey, comparator,
+        boolean built = hasTree(name + ".fwd");
+        index.init(type, new MvbtTable(store, store.tree(name + ".fwd"), keys, Codecs.STRING, true, comparator,
                 Comparator.<String>naturalOrder()),
-                withReverse ? new MvbtTable(tree(name + ".rev"), Codecs.STRING, keys, multiValued, maxKey,
+                withReverse ? new MvbtTable(store, store.tree(name + ".rev"), Codecs.STRING, keys, multiValued,
                         Comparator.<String>naturalOrder(), comparator) : null);
-        if (building) {
-            build(index, type);
+        if (!built) {
+            build(index, type, name, withReverse);
         }
         return index;
     }
 
-    private long entries() throws LdapException {
-        try (SnapshotTxn read = beginReadTransaction()) {
-            return master.count(read);
+    /** Trees of index {@code oid} are named by this prefix, then ".fwd" and ".rev". */
+    private static String indexTreePrefix(String oid) {
+        return "idx." + oid;
+    }
+
+    /**
+     * Creates an index's trees and indexes every entry's values of the attribute, in one commit:
+     * an index whose trees exist is whole. (A partition with no entries yet builds it empty.)
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private void build(MvbtIndex index, AttributeType type, String name, boolean withReverse) throws LdapException {
+        try (WriteTxnAdapter txn = new WriteTxnAdapter(store, () -> store.beginWrite(WRITER_WAIT), Durability.SYNC);
+                BoundTxn.Scope bound = BoundTxn.bind(txn)) {
+            txn.txn().createTree(name + ".fwd");
+            if (withReverse) {
+                txn.txn().createTree(name + ".rev");
+            }
+            try (Cursor<Tuple<String, Entry>> entries = ((MvbtMasterTable) master).cursor(txn)) {
+                while (entries.next()) {
+                    Tuple<String, Entry> t = entries.get();
+                    Attribute attribute = t.getValue().get(type);
+                    if (attribute == null) {
+                        continue;
+                    }
+                    for (Value value : attribute) {
+                        index.add(txn, value.getNormalized(), t.getKey());
+                    }
+                    if (presenceIdx != null) {
+                        presenceIdx.add(txn, type.getOid(), t.getKey());
+                    }
+                }
+            }
+            txn.commit();
+        } catch (IOException | org.apache.directory.api.ldap.model.cursor.CursorException e) {
+            throw new LdapOtherException("building the index of " + type.getName() + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Drops the trees of indexes no longer configured: they were not kept up to date meanwhile,
+     * and an index configured again is built afresh.
+     */
+    private void dropUnconfiguredIndexes() {
+        try (WriteTxn w = store.beginWrite(WRITER_WAIT)) {
+            boolean dropped = false;
+            for (String tree : w.treeNames()) {
+                if (tree.startsWith("idx.") && !configuredIndexes.contains(tree.substring(0, tree.lastIndexOf('.')))) {
+                    dropped |= w.dropTree(store.tree(tree));
+                }
+            }
+            if (dropped) {
+                w.commit();
+            }
         }
     }
 
@@ -195,28 +260,6 @@ public class MvbtPartition extends AbstractBTreePartition {
         MatchingRule rule = type.getEquality() != null ? type.getEquality()
                 : type.getOrdering() != null ? type.getOrdering() : type.getSubstring();
         return rule == null ? null : rule.getLdapComparator();
-    }
-
-    /** Indexes every entry's values of an attribute whose index was added to a partition with entries. */
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    private void build(MvbtIndex index, AttributeType type) throws LdapException {
-        try (WriteTxnAdapter txn = beginWriteTransaction(); BoundTxn.Scope bound = BoundTxn.bind(txn);
-                Cursor<Tuple<String, Entry>> entries = master.cursor()) {
-            while (entries.next()) {
-                Tuple<String, Entry> t = entries.get();
-                Attribute attribute = t.getValue().get(type);
-                if (attribute == null) {
-                    continue;
-                }
-                for (Value value : attribute) {
-                    index.add(txn, value.getNormalized(), t.getKey());
-                }
-                presenceIdx.add(txn, type.getOid(), t.getKey());
-            }
-            txn.commit();
-        } catch (IOException | org.apache.directory.api.ldap.model.cursor.CursorException e) {
-            throw new LdapOtherException("building the index of " + type.getName() + " failed: " + e.getMessage(), e);
-        }
     }
 
     /** Replaces the id-keyed caches readers of every revision would share (see {@link NoCache}). */
@@ -266,19 +309,53 @@ public class MvbtPartition extends AbstractBTreePartition {
 
     // ---- transactions
 
+    /**
+     * A snapshot of the newest revision. When every reader slot is taken, the snapshots of
+     * transactions ApacheDS dropped without closing (see {@link SnapshotTxn}) are collected
+     * first, and the partition tries once more.
+     */
     @Override
     public SnapshotTxn beginReadTransaction() {
-        return new SnapshotTxn(store.beginRead());
+        try {
+            return new SnapshotTxn(store, store.beginRead());
+        } catch (ReadersFullException e) {
+            System.gc();
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500);
+            while (true) {
+                try {
+                    return new SnapshotTxn(store, store.beginRead());
+                } catch (ReadersFullException again) {
+                    if (System.nanoTime() > deadline) {
+                        throw again;
+                    }
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+                }
+            }
+        }
     }
 
     @Override
     public WriteTxnAdapter beginWriteTransaction() {
-        return new WriteTxnAdapter(() -> store.beginWrite(WRITER_WAIT), isSyncOnWrite() ? Durability.SYNC : Durability.NORMAL);
+        WriteTxnAdapter working = WriteOperation.working(store);
+        if (working != null) {
+            return new WriteTxnAdapter(working);
+        }
+        return WriteOperation.begun(new WriteTxnAdapter(store, () -> store.beginWrite(WRITER_WAIT),
+                isSyncOnWrite() ? Durability.SYNC : Durability.NORMAL));
     }
 
+    /** Saves the context CSN (in a commit of its own) and makes every commit durable. */
     @Override
     public void sync() throws LdapException {
         if (store != null && !store.isReadOnly()) {
+            if (ctxCsnChanged) {
+                try (WriteTxnAdapter write = beginWriteTransaction()) {
+                    super.saveContextCsn(write);
+                    write.commit();
+                } catch (IOException e) {
+                    throw new LdapOtherException(e.getMessage(), e);
+                }
+            }
             try {
                 store.sync();
             } catch (RuntimeException e) {
@@ -298,19 +375,23 @@ public class MvbtPartition extends AbstractBTreePartition {
         }
     }
 
-    /** The context CSN is written by searches and lookups of the suffix: in a write transaction of its own. */
+    /**
+     * ApacheDS writes the context CSN into the suffix entry from searches and lookups of the
+     * suffix, in their read transactions. Here it is written only in write transactions and by
+     * {@link #sync()}: a search that waited for the writer could hold ApacheDS's CSN semaphore
+     * that writer needs, and could persist the CSN of a write that then aborts.
+     */
     @Override
     public void saveContextCsn(PartitionTxn txn) throws LdapException {
-        if (!ctxCsnChanged || txn instanceof WriteTxnAdapter) {
+        if (txn instanceof WriteTxnAdapter && ((WriteTxnAdapter) txn).store() == store) {
             super.saveContextCsn(txn);
-            return;
         }
-        try (WriteTxnAdapter write = beginWriteTransaction()) {
-            super.saveContextCsn(write);
-            write.commit();
-        } catch (IOException e) {
-            throw new LdapOtherException(e.getMessage(), e);
-        }
+    }
+
+    /** No alias cache: ApacheDS reads the alias index instead, on the search's snapshot. */
+    @Override
+    public Cache<String, Dn> getAliasCache() {
+        return null;
     }
 
     // ---- reads on the operation's snapshot, without the server's read lock
@@ -363,77 +444,133 @@ public class MvbtPartition extends AbstractBTreePartition {
     }
 
     @Override
+    public Subordinates getSubordinates(PartitionTxn txn, Entry entry) throws LdapException {
+        try (BoundTxn.Scope unlocked = SnapshotReads.enter()) {
+            return super.getSubordinates(txn, entry);
+        }
+    }
+
+    @Override
     public String getSuffixId(PartitionTxn txn) throws LdapException {
         try (BoundTxn.Scope unlocked = SnapshotReads.enter()) {
             return super.getSuffixId(txn);
         }
     }
 
+    /**
+     * An entry's DN, built from the RDN index a level at a time. On a snapshot it is cached with
+     * the version of the RDN index's reverse tree: a snapshot whose tree has that version has the
+     * same RDNs for every ancestor, so the DN is the same; any add, delete, rename or move makes
+     * a new version. (ApacheDS's own id-keyed caches could not tell revisions apart.)
+     */
     @Override
     protected Dn buildEntryDn(PartitionTxn txn, String id) throws LdapException {
         try (BoundTxn.Scope unlocked = SnapshotReads.enter()) {
-            return super.buildEntryDn(txn, id);
+            if (!(txn instanceof SnapshotTxn)) {
+                return super.buildEntryDn(txn, id);
+            }
+            long version = ((SnapshotTxn) txn).view().treeVersion(rdnReverse);
+            VersionedDn cached = entryDns.get(id);
+            if (cached != null && cached.version == version) {
+                return cached.dn;
+            }
+            Dn dn = super.buildEntryDn(txn, id);
+            if (dn != null) {
+                if (entryDns.size() >= MAX_CACHED_DNS) {
+                    entryDns.clear();
+                }
+                entryDns.put(id, new VersionedDn(version, dn));
+            }
+            return dn;
         }
     }
 
-    // ---- writes: any failure is an LdapException, so that ApacheDS aborts the transaction
+    private static final class VersionedDn {
+        final long version;
+        final Dn dn;
+
+        VersionedDn(long version, Dn dn) {
+            this.version = version;
+            this.dn = dn;
+        }
+    }
+
+    // ---- writes: in a transaction of this partition; any failure an LdapException, so that ApacheDS aborts
+
+    private interface Write<T> {
+        T run() throws LdapException;
+    }
+
+    /**
+     * Runs a write in the operation's transaction, or in one of its own (committed here) when
+     * ApacheDS gives none of this partition's: an interceptor may write without one.
+     */
+    private <T> T write(String operation, OperationContext context, Write<T> write) throws LdapException {
+        PartitionTxn given = context.getTransaction();
+        try {
+            if (given instanceof WriteTxnAdapter && ((WriteTxnAdapter) given).store() == store) {
+                try (BoundTxn.Scope bound = BoundTxn.bind(given)) {
+                    return write.run();
+                }
+            }
+            try (WriteTxnAdapter own = beginWriteTransaction(); BoundTxn.Scope bound = BoundTxn.bind(own)) {
+                context.setTransaction(own);
+                T result = write.run();
+                own.commit();
+                return result;
+            } catch (IOException e) {
+                throw new LdapOtherException(e.getMessage(), e);
+            } finally {
+                context.setTransaction(given);
+            }
+        } catch (RuntimeException e) {
+            throw new LdapOtherException("the " + operation + " in mvbt partition " + id + " failed: " + e.getMessage(), e);
+        }
+    }
 
     @Override
     public void add(AddOperationContext context) throws LdapException {
-        try (BoundTxn.Scope bound = BoundTxn.bind(context.getTransaction())) {
+        write("add", context, () -> {
             super.add(context);
-        } catch (RuntimeException e) {
-            throw failed("add", e);
-        }
+            return null;
+        });
     }
 
     @Override
     public Entry delete(DeleteOperationContext context) throws LdapException {
-        try (BoundTxn.Scope bound = BoundTxn.bind(context.getTransaction())) {
-            return super.delete(context);
-        } catch (RuntimeException e) {
-            throw failed("delete", e);
-        }
+        return write("delete", context, () -> super.delete(context));
     }
 
     @Override
     public void modify(ModifyOperationContext context) throws LdapException {
-        try (BoundTxn.Scope bound = BoundTxn.bind(context.getTransaction())) {
+        write("modify", context, () -> {
             super.modify(context);
-        } catch (RuntimeException e) {
-            throw failed("modify", e);
-        }
+            return null;
+        });
     }
 
     @Override
     public void rename(RenameOperationContext context) throws LdapException {
-        try (BoundTxn.Scope bound = BoundTxn.bind(context.getTransaction())) {
+        write("rename", context, () -> {
             super.rename(context);
-        } catch (RuntimeException e) {
-            throw failed("rename", e);
-        }
+            return null;
+        });
     }
 
     @Override
     public void move(MoveOperationContext context) throws LdapException {
-        try (BoundTxn.Scope bound = BoundTxn.bind(context.getTransaction())) {
+        write("move", context, () -> {
             super.move(context);
-        } catch (RuntimeException e) {
-            throw failed("move", e);
-        }
+            return null;
+        });
     }
 
     @Override
     public void moveAndRename(MoveAndRenameOperationContext context) throws LdapException {
-        try (BoundTxn.Scope bound = BoundTxn.bind(context.getTransaction())) {
+        write("moveAndRename", context, () -> {
             super.moveAndRename(context);
-        } catch (RuntimeException e) {
-            throw failed("moveAndRename", e);
-        }
-    }
-
-    private LdapException failed(String operation, RuntimeException e) {
-        return new LdapOtherException("the " + operation + " in mvbt partition " + id + " failed: " + e.getMessage(), e);
+            return null;
+        });
     }
 
     /** For tests: the path of the store of a partition in {@code directory}. */

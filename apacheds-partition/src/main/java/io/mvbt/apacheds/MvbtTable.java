@@ -6,6 +6,7 @@ import io.mvbt.revisions.Codecs;
 import io.mvbt.revisions.Cursor;
 import io.mvbt.revisions.Pair;
 import io.mvbt.revisions.ReadView;
+import io.mvbt.revisions.Store;
 import io.mvbt.revisions.Tree;
 import io.mvbt.revisions.WriteTxn;
 import java.util.Comparator;
@@ -28,6 +29,7 @@ import org.apache.directory.server.xdbm.Table;
 class MvbtTable<K, V> implements Table<K, V> {
     private static final byte[] EMPTY = new byte[0];
 
+    private final Store store;
     private final Tree tree;
     private final Codec<K> keys;
     private final Codec<V> values;
@@ -38,15 +40,16 @@ class MvbtTable<K, V> implements Table<K, V> {
     private final Comparator<K> keyComparator;
     private final Comparator<V> valueComparator;
 
-    MvbtTable(Tree tree, Codec<K> keys, Codec<V> values, boolean dups, int maxKeySize,
+    MvbtTable(Store store, Tree tree, Codec<K> keys, Codec<V> values, boolean dups,
             Comparator<K> keyComparator, Comparator<V> valueComparator) {
+        this.store = store;
         this.tree = tree;
         this.keys = keys;
         this.values = values;
         this.keyPrefix = Codecs.pair(keys, Codecs.BYTES);
         this.pairs = Codecs.pair(keys, values);
         this.dups = dups;
-        this.maxKeySize = maxKeySize;
+        this.maxKeySize = store.maxKeySize();
         this.keyComparator = keyComparator;
         this.valueComparator = valueComparator;
     }
@@ -115,15 +118,28 @@ class MvbtTable<K, V> implements Table<K, V> {
         return keys.decode(key, 0, keyLength);
     }
 
-    private static ReadView view(PartitionTxn txn) {
-        return BoundTxn.of(txn).view();
+    /** The transaction's view, or the bound one's if the transaction is another partition's. */
+    private PartitionView own(PartitionTxn txn) {
+        PartitionView view = BoundTxn.of(txn);
+        if (view.store() != store) {
+            view = BoundTxn.of(null);
+            if (view.store() != store) {
+                throw new IllegalStateException("table " + tree.name() + " was read in a transaction of another partition");
+            }
+        }
+        return view;
     }
 
-    private static WriteTxn writer(PartitionTxn txn) {
-        if (!(txn instanceof WriteTxnAdapter)) {
+    private ReadView view(PartitionTxn txn) {
+        return own(txn).view();
+    }
+
+    private WriteTxn writer(PartitionTxn txn) {
+        PartitionView view = own(txn);
+        if (!(view instanceof WriteTxnAdapter)) {
             throw new IllegalStateException("an mvbt partition was changed outside a write transaction of its own");
         }
-        return ((WriteTxnAdapter) txn).txn();
+        return ((WriteTxnAdapter) view).txn();
     }
 
     /** Entries with keys in {@code [from, to)}, to null for no bound. */
@@ -288,17 +304,17 @@ class MvbtTable<K, V> implements Table<K, V> {
     /** Every tuple, read on the transaction of the operation running on this thread. */
     @Override
     public TreeRangeCursor<Tuple<K, V>> cursor() {
-        return new TreeRangeCursor<>(BoundTxn.of(null), tree, null, null, tuples);
+        return new TreeRangeCursor<>(own(null), tree, null, null, tuples);
     }
 
     /** Every tuple, read on {@code txn}. */
     TreeRangeCursor<Tuple<K, V>> cursor(PartitionTxn txn) {
-        return new TreeRangeCursor<>(BoundTxn.of(txn), tree, null, null, tuples);
+        return new TreeRangeCursor<>(own(txn), tree, null, null, tuples);
     }
 
     @Override
     public TreeRangeCursor<Tuple<K, V>> cursor(PartitionTxn txn, K key) {
-        return new TreeRangeCursor<>(BoundTxn.of(txn), tree, lower(key), upper(key), tuples);
+        return new TreeRangeCursor<>(own(txn), tree, lower(key), upper(key), tuples);
     }
 
     @Override
@@ -319,7 +335,7 @@ class MvbtTable<K, V> implements Table<K, V> {
                 return dups ? KeyBounds.successor(pair(key, value)) : upper(key);
             }
         };
-        return new TreeRangeCursor<>(BoundTxn.of(txn), tree, lower(key), upper(key), mapping);
+        return new TreeRangeCursor<>(own(txn), tree, lower(key), upper(key), mapping);
     }
 
     // ---- counts
@@ -338,15 +354,25 @@ class MvbtTable<K, V> implements Table<K, V> {
         return dups ? countRange(view, lower(key), upper(key)) : view.contains(tree, keys.encode(key)) ? 1 : 0;
     }
 
+    /**
+     * Entries with keys at or above {@code key}. ApacheDS's optimizer takes these counts as scan
+     * sizes and gives up on a filter whose count is 0, so a table with entries never says 0: the
+     * value it asks with is the filter's, which need not be in the index's form.
+     */
     @Override
     public long greaterThanCount(PartitionTxn txn, K key) {
-        byte[] from = upper(key);
-        return from == null ? 0 : countRange(view(txn), from, null);
+        ReadView view = view(txn);
+        long n = countRange(view, lower(key), null);
+        return n == 0 && view.count(tree) > 0 ? 1 : n;
     }
 
+    /** Entries with keys at or below {@code key}, never 0 for a table with entries (see above). */
     @Override
     public long lessThanCount(PartitionTxn txn, K key) {
-        return view(txn).rank(tree, lower(key), false);
+        ReadView view = view(txn);
+        byte[] to = upper(key);
+        long n = to == null ? view.count(tree) : view.rank(tree, to, false);
+        return n == 0 && view.count(tree) > 0 ? 1 : n;
     }
 
     @Override

@@ -2,6 +2,7 @@
 package io.mvbt.apacheds;
 
 import io.mvbt.revisions.ReadView;
+import io.mvbt.revisions.Store;
 
 /**
  * What an ApacheDS transaction of an mvbt partition reads: a snapshot for a read, the open write
@@ -10,6 +11,9 @@ import io.mvbt.revisions.ReadView;
  */
 interface PartitionView {
     ReadView view();
+
+    /** The store read: a table of another partition's store must not read this view. */
+    Store store();
 
     /** One more cursor reads this view: it stays open until {@link #release}. */
     void retain();

@@ -4,6 +4,7 @@ package io.mvbt.apacheds;
 import io.mvbt.revisions.Codec;
 import io.mvbt.revisions.Codecs;
 import io.mvbt.revisions.Pair;
+import io.mvbt.revisions.Store;
 import io.mvbt.revisions.Tree;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -21,8 +22,8 @@ import org.apache.directory.server.xdbm.ParentIdAndRdn;
 final class RdnForwardTable extends MvbtTable<ParentIdAndRdn, String> {
     private final Codec<Pair<String, ParentIdAndRdn>> stored;
 
-    RdnForwardTable(Tree tree, Codec<ParentIdAndRdn> whole, int maxKeySize) {
-        super(tree, SORT_KEYS, Codecs.STRING, false, maxKeySize, ParentIdAndRdn::compareTo, String::compareTo);
+    RdnForwardTable(Store store, Tree tree, Codec<ParentIdAndRdn> whole) {
+        super(store, tree, SORT_KEYS, Codecs.STRING, false, ParentIdAndRdn::compareTo, String::compareTo);
         this.stored = Codecs.pair(Codecs.STRING, whole);
     }
 

@@ -10,7 +10,15 @@ import org.apache.directory.server.core.DefaultDirectoryService;
 import org.apache.directory.server.core.DefaultOperationManager;
 import org.apache.directory.server.core.api.DirectoryService;
 import org.apache.directory.server.core.api.filtering.EntryFilteringCursor;
+import org.apache.directory.api.ldap.model.exception.LdapUnwillingToPerformException;
+import org.apache.directory.server.core.api.interceptor.context.AddOperationContext;
 import org.apache.directory.server.core.api.interceptor.context.CompareOperationContext;
+import org.apache.directory.server.core.api.interceptor.context.DeleteOperationContext;
+import org.apache.directory.server.core.api.interceptor.context.ModifyOperationContext;
+import org.apache.directory.server.core.api.interceptor.context.MoveAndRenameOperationContext;
+import org.apache.directory.server.core.api.interceptor.context.MoveOperationContext;
+import org.apache.directory.server.core.api.interceptor.context.OperationContext;
+import org.apache.directory.server.core.api.interceptor.context.RenameOperationContext;
 import org.apache.directory.server.core.api.interceptor.context.HasEntryOperationContext;
 import org.apache.directory.server.core.api.interceptor.context.LookupOperationContext;
 import org.apache.directory.server.core.api.interceptor.context.SearchOperationContext;
@@ -23,7 +31,9 @@ import org.apache.directory.server.core.api.partition.Partition;
  * and every write for every search. A search, lookup, compare or existence test whose base entry
  * is in an {@link MvbtPartition} reads one snapshot of that partition, which no write changes, so
  * it takes no read lock here; the write lock stays (mvbt takes one writer at a time anyway).
- * Reads of any other partition lock as before. What stays serialized is in docs/apacheds.md.
+ * Reads of any other partition lock as before, and so do all reads while access control is on.
+ * Each write operation is a scope ({@link WriteOperation}): an mvbt transaction ApacheDS leaves
+ * open, whatever ends the operation, is aborted. What stays serialized is in docs/apacheds.md.
  */
 public final class SnapshotOperationManager extends DefaultOperationManager {
     private static final ThreadLocal<int[]> UNLOCKED = ThreadLocal.withInitial(() -> new int[1]);
@@ -79,7 +89,7 @@ public final class SnapshotOperationManager extends DefaultOperationManager {
     public EntryFilteringCursor search(SearchOperationContext context) throws LdapException {
         int[] unlocked = UNLOCKED.get();
         int outer = unlocked[0];
-        unlocked[0] = inMvbtPartition(context.getDn()) ? 1 : 0;
+        unlocked[0] = unlockedRead(context.getDn()) ? 1 : 0;
         try {
             return super.search(context);
         } finally {
@@ -91,7 +101,7 @@ public final class SnapshotOperationManager extends DefaultOperationManager {
     public Entry lookup(LookupOperationContext context) throws LdapException {
         int[] unlocked = UNLOCKED.get();
         int outer = unlocked[0];
-        unlocked[0] = inMvbtPartition(context.getDn()) ? 1 : 0;
+        unlocked[0] = unlockedRead(context.getDn()) ? 1 : 0;
         try {
             return super.lookup(context);
         } finally {
@@ -103,7 +113,7 @@ public final class SnapshotOperationManager extends DefaultOperationManager {
     public boolean hasEntry(HasEntryOperationContext context) throws LdapException {
         int[] unlocked = UNLOCKED.get();
         int outer = unlocked[0];
-        unlocked[0] = inMvbtPartition(context.getDn()) ? 1 : 0;
+        unlocked[0] = unlockedRead(context.getDn()) ? 1 : 0;
         try {
             return super.hasEntry(context);
         } finally {
@@ -115,12 +125,67 @@ public final class SnapshotOperationManager extends DefaultOperationManager {
     public boolean compare(CompareOperationContext context) throws LdapException {
         int[] unlocked = UNLOCKED.get();
         int outer = unlocked[0];
-        unlocked[0] = inMvbtPartition(context.getDn()) ? 1 : 0;
+        unlocked[0] = unlockedRead(context.getDn()) ? 1 : 0;
         try {
             return super.compare(context);
         } finally {
             unlocked[0] = outer;
         }
+    }
+
+    // ---- writes: whatever ends them, nothing of theirs is left open in an mvbt store
+
+    private interface Write {
+        void run() throws LdapException;
+    }
+
+    private void write(OperationContext context, Write write) throws LdapException {
+        if (context.getSession() != null && context.getSession().hasSessionTransaction()
+                && inMvbtPartition(context.getDn())) {
+            throw new LdapUnwillingToPerformException("LDAP transactions (RFC 5805) are not supported on mvbt"
+                    + " partitions: " + context.getDn());
+        }
+        try (BoundTxn.Scope operation = WriteOperation.enter()) {
+            write.run();
+        }
+    }
+
+    @Override
+    public void add(AddOperationContext context) throws LdapException {
+        write(context, () -> super.add(context));
+    }
+
+    @Override
+    public void delete(DeleteOperationContext context) throws LdapException {
+        write(context, () -> super.delete(context));
+    }
+
+    @Override
+    public void modify(ModifyOperationContext context) throws LdapException {
+        write(context, () -> super.modify(context));
+    }
+
+    @Override
+    public void rename(RenameOperationContext context) throws LdapException {
+        write(context, () -> super.rename(context));
+    }
+
+    @Override
+    public void move(MoveOperationContext context) throws LdapException {
+        write(context, () -> super.move(context));
+    }
+
+    @Override
+    public void moveAndRename(MoveAndRenameOperationContext context) throws LdapException {
+        write(context, () -> super.moveAndRename(context));
+    }
+
+    /**
+     * Whether a read of {@code dn} may skip the read lock: it lies in an mvbt partition, and no
+     * access control runs (its ACI tuple cache is a plain map that writes change in place).
+     */
+    private boolean unlockedRead(Dn dn) {
+        return !service.isAccessControlEnabled() && inMvbtPartition(dn);
     }
 
     private boolean inMvbtPartition(Dn dn) {

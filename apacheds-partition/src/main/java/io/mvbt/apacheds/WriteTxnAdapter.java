@@ -3,6 +3,7 @@ package io.mvbt.apacheds;
 
 import io.mvbt.revisions.Durability;
 import io.mvbt.revisions.ReadView;
+import io.mvbt.revisions.Store;
 import io.mvbt.revisions.WriteTxn;
 import java.io.IOException;
 import java.util.function.Supplier;
@@ -18,17 +19,37 @@ import org.apache.directory.server.core.api.partition.PartitionWriteTxn;
  * transaction it never uses nor closes, then a second one for the work.
  */
 final class WriteTxnAdapter extends PartitionWriteTxn implements PartitionView {
+    private final Store store;
     private final Supplier<WriteTxn> begin;
     private final Durability durability;
+    private final WriteTxnAdapter outer;
     private WriteTxn txn;
     private boolean finished;
 
-    WriteTxnAdapter(Supplier<WriteTxn> begin, Durability durability) {
+    WriteTxnAdapter(Store store, Supplier<WriteTxn> begin, Durability durability) {
+        this.store = store;
         this.begin = begin;
         this.durability = durability;
+        this.outer = null;
+    }
+
+    /**
+     * A transaction begun while {@code outer} is open on the same thread (ApacheDS's password
+     * policy writes its state in a transaction of its own inside the modify that changes the
+     * password): it works in the outer one, which alone commits or aborts. A second mvbt write
+     * transaction would wait for the writer permit this thread holds.
+     */
+    WriteTxnAdapter(WriteTxnAdapter outer) {
+        this.store = outer.store;
+        this.begin = null;
+        this.durability = outer.durability;
+        this.outer = outer;
     }
 
     WriteTxn txn() {
+        if (outer != null) {
+            return outer.txn();
+        }
         if (txn == null) {
             if (finished) {
                 throw new IllegalStateException("the write transaction is finished");
@@ -36,6 +57,11 @@ final class WriteTxnAdapter extends PartitionWriteTxn implements PartitionView {
             txn = begin.get();
         }
         return txn;
+    }
+
+    @Override
+    public Store store() {
+        return store;
     }
 
     @Override
@@ -55,7 +81,7 @@ final class WriteTxnAdapter extends PartitionWriteTxn implements PartitionView {
     @Override
     public void commit() throws IOException {
         finished = true;
-        if (txn == null) {
+        if (outer != null || txn == null) {
             return;
         }
         try {
@@ -73,6 +99,11 @@ final class WriteTxnAdapter extends PartitionWriteTxn implements PartitionView {
     @Override
     public boolean isClosed() {
         return finished || (txn != null && txn.isFinished());
+    }
+
+    /** Whether its mvbt transaction was taken and is not yet committed nor aborted. */
+    boolean isWorking() {
+        return outer != null ? outer.isWorking() : !finished && txn != null && !txn.isFinished();
     }
 
     @Override

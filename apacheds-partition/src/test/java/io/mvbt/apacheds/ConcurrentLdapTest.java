@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import java.nio.file.Path;
 import org.apache.directory.api.ldap.model.entry.DefaultModification;
+import org.apache.directory.api.ldap.model.entry.Entry;
 import org.apache.directory.api.ldap.model.entry.ModificationOperation;
 import org.apache.directory.api.ldap.model.message.SearchScope;
 import org.apache.directory.ldap.client.api.LdapNetworkConnection;
@@ -77,6 +78,39 @@ class ConcurrentLdapTest {
         try (DirectoryServer server = DirectoryServer.start(DirectoryServer.Kind.MVBT, directory, false);
                 LdapNetworkConnection ldap = Ldap.connect(server.port())) {
             assertEquals(2, Ldap.dns(ldap, DirectoryServer.PEOPLE, SearchScope.ONELEVEL, "(uid=after*)").size());
+        }
+    }
+
+    @Test
+    void anIndexAddedToAPartitionWithEntriesIsBuiltAndOneDroppedIsRebuilt() throws Exception {
+        try (DirectoryServer server = DirectoryServer.start(DirectoryServer.Kind.MVBT, directory, true);
+                LdapNetworkConnection ldap = Ldap.connect(server.port())) {
+            for (int i = 0; i < 50; i++) {
+                Entry person = Workloads.person("i" + i);
+                person.add("description", "group" + i % 5);
+                ldap.add(person);
+            }
+        }
+        try (DirectoryServer server = DirectoryServer.start(DirectoryServer.Kind.MVBT, directory, false,
+                "uid", "ou", "cn", "description");
+                LdapNetworkConnection ldap = Ldap.connect(server.port())) {
+            assertEquals(10, Ldap.dns(ldap, DirectoryServer.BASE, SearchScope.SUBTREE, "(description=group1)").size(),
+                    "the new index holds the entries added before it");
+            assertEquals(50, Ldap.dns(ldap, DirectoryServer.BASE, SearchScope.SUBTREE, "(description=*)").size());
+        }
+        try (DirectoryServer server = DirectoryServer.start(DirectoryServer.Kind.MVBT, directory, false);
+                LdapNetworkConnection ldap = Ldap.connect(server.port())) {
+            // the index is no longer configured: its trees go, and these changes are not in them
+            ldap.modify("uid=i1," + DirectoryServer.PEOPLE,
+                    new DefaultModification(ModificationOperation.REPLACE_ATTRIBUTE, "description", "moved"));
+            ldap.delete("uid=i6," + DirectoryServer.PEOPLE);
+        }
+        try (DirectoryServer server = DirectoryServer.start(DirectoryServer.Kind.MVBT, directory, false,
+                "uid", "ou", "cn", "description");
+                LdapNetworkConnection ldap = Ldap.connect(server.port())) {
+            assertEquals(8, Ldap.dns(ldap, DirectoryServer.BASE, SearchScope.SUBTREE, "(description=group1)").size(),
+                    "configured again, the index is rebuilt from the entries");
+            assertEquals(1, Ldap.dns(ldap, DirectoryServer.BASE, SearchScope.SUBTREE, "(description=moved)").size());
         }
     }
 }

@@ -54,6 +54,11 @@ final class DirectoryServer implements AutoCloseable {
     }
 
     static DirectoryServer start(Kind kind, Path directory, boolean fresh) throws Exception {
+        return start(kind, directory, fresh, "uid", "ou", "cn");
+    }
+
+    /** A server whose partition indexes {@code indexes}. */
+    static DirectoryServer start(Kind kind, Path directory, boolean fresh, String... indexes) throws Exception {
         DirectoryServiceFactory factory;
         String name = "mvbt-" + kind.name().toLowerCase();
         if (kind == Kind.MVBT) {
@@ -85,7 +90,7 @@ final class DirectoryServer implements AutoCloseable {
         PartitionFactory partitions = factory.getPartitionFactory();
         Partition example = partitions.createPartition(service.getSchemaManager(), service.getDnFactory(), "example",
                 BASE, 1000, new File(service.getInstanceLayout().getPartitionsDirectory(), "example"));
-        for (String attribute : new String[] {"uid", "ou", "cn"}) {
+        for (String attribute : indexes) {
             partitions.addIndex(example, attribute, 1000);
         }
         service.addPartition(example);

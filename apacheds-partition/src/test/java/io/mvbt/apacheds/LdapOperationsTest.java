@@ -21,6 +21,7 @@ import org.apache.directory.api.ldap.model.entry.DefaultModification;
 import org.apache.directory.api.ldap.model.entry.Entry;
 import org.apache.directory.api.ldap.model.entry.ModificationOperation;
 import org.apache.directory.api.ldap.model.exception.LdapException;
+import org.apache.directory.api.ldap.model.message.AliasDerefMode;
 import org.apache.directory.api.ldap.model.message.Control;
 import org.apache.directory.api.ldap.model.message.SearchRequest;
 import org.apache.directory.api.ldap.model.message.SearchRequestImpl;
@@ -154,6 +155,10 @@ class LdapOperationsTest extends AbstractLdapTestUnit {
         filters.put("(cn=*9)", a -> a.get("cn").endsWith("9"));
         filters.put("(uidNumber>=100)", a -> Integer.parseInt(a.get("uidNumber")) >= 100);
         filters.put("(uidNumber<=9)", a -> Integer.parseInt(a.get("uidNumber")) <= 9);
+        filters.put("(uidNumber>=119)", a -> Integer.parseInt(a.get("uidNumber")) >= 119);
+        filters.put("(uidNumber<=0)", a -> Integer.parseInt(a.get("uidNumber")) <= 0);
+        filters.put("(uidNumber>=120)", a -> false);
+        filters.put("(&(uidNumber>=-5)(uidNumber<=-1))", a -> false);
         filters.put("(description=*)", a -> a.containsKey("description"));
         filters.put("(description=d3)", a -> "d3".equals(a.get("description")));
         filters.put("(&(uidNumber>=20)(uidNumber<=40)(description=*))", a -> {
@@ -214,6 +219,48 @@ class LdapOperationsTest extends AbstractLdapTestUnit {
         assertEquals(Set.of(), Ldap.dns(ldap, BASE, SearchScope.SUBTREE, "(uid=u1-new)"), "and its indexes");
         ldap.add(Ldap.person("ou=people," + BASE, 3));
         assertNotNull(ldap.lookup("uid=u3,ou=people," + BASE), "the store still takes writes");
+    }
+
+    @Test
+    void searchesFromTheRootLeaveNoSnapshotOpen() throws Exception {
+        ldap.add(new DefaultEntry("ou=people," + BASE, "objectClass: organizationalUnit", "ou: people"));
+        ldap.add(Ldap.person("ou=people," + BASE, 1));
+        MvbtPartition partition = (MvbtPartition) getService().getPartitionNexus().getPartition(
+                new Dn(getService().getSchemaManager(), BASE));
+        // ApacheDS opens a transaction in every partition for a search from the root DSE and closes none
+        for (int i = 0; i < 1_200; i++) {
+            assertEquals(Set.of("uid=u1,ou=people," + BASE), Ldap.dns(ldap, "", SearchScope.SUBTREE, "(uid=u1)"));
+        }
+        assertNotNull(ldap.lookup("uid=u1,ou=people," + BASE), "more searches than reader slots, and reads go on");
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (partition.store().readers().size() > 20 && System.nanoTime() < deadline) {
+            System.gc();
+            Thread.sleep(50);
+        }
+        assertTrue(partition.store().readers().size() <= 20, "dropped snapshots are closed once unreachable: "
+                + partition.store().readers().size() + " open");
+    }
+
+    @Test
+    void aliasesAreDereferenced() throws Exception {
+        ldap.add(new DefaultEntry("ou=people," + BASE, "objectClass: organizationalUnit", "ou: people"));
+        ldap.add(Ldap.person("ou=people," + BASE, 1));
+        ldap.add(new DefaultEntry("ou=staff," + BASE, "objectClass: alias", "objectClass: extensibleObject",
+                "ou: staff", "aliasedObjectName: ou=people," + BASE));
+        SearchRequest request = new SearchRequestImpl();
+        request.setBase(new Dn("ou=staff," + BASE));
+        request.setScope(SearchScope.ONELEVEL);
+        request.setFilter("(uid=*)");
+        request.setDerefAliases(AliasDerefMode.DEREF_ALWAYS);
+        Set<String> found = new TreeSet<>();
+        try (SearchCursor cursor = ldap.search(request)) {
+            while (cursor.next()) {
+                if (cursor.isEntry()) {
+                    found.add(cursor.getEntry().getDn().getName());
+                }
+            }
+        }
+        assertEquals(Set.of("uid=u1,ou=people," + BASE), found, "a search based at the alias reads its target");
     }
 
     @Test
