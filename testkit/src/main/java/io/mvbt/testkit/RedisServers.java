@@ -26,17 +26,33 @@ public final class RedisServers implements AutoCloseable {
     private static final String SERVER = "/usr/bin/redis-server";
     private static final String CLI = "/usr/bin/redis-cli";
 
+    /**
+     * How servers are started beyond the defaults: more redis-server arguments (an ACL file, a
+     * password, TLS files), the arguments redis-cli needs to reach them, and whether they speak
+     * only TLS (on the node's port).
+     */
+    public record Setup(List<String> serverArgs, List<String> cliArgs, boolean tls) {
+        public static final Setup PLAIN = new Setup(List.of(), List.of(), false);
+
+        public Setup {
+            serverArgs = List.copyOf(serverArgs);
+            cliArgs = List.copyOf(cliArgs);
+        }
+    }
+
     /** One redis-server process. */
     public static final class Node {
         final Path dir;
         final int port;
         private final boolean persisted;
+        private final Setup setup;
         private Process process;
 
-        Node(Path dir, int port, boolean persisted) {
+        Node(Path dir, int port, boolean persisted, Setup setup) {
             this.dir = dir;
             this.port = port;
             this.persisted = persisted;
+            this.setup = setup;
         }
 
         public int port() {
@@ -58,14 +74,19 @@ public final class RedisServers implements AutoCloseable {
         }
 
         private void start(String cluster) throws IOException, InterruptedException {
-            List<String> command = new ArrayList<>(List.of(SERVER, "--port", Integer.toString(port), "--bind", "127.0.0.1",
+            List<String> ports = setup.tls() ? List.of("--port", "0", "--tls-port", Integer.toString(port))
+                    : List.of("--port", Integer.toString(port));
+            List<String> command = new ArrayList<>(List.of(SERVER));
+            command.addAll(ports);
+            command.addAll(List.of("--bind", "127.0.0.1",
                     "--dir", dir.toString(), "--save", "", "--appendonly", persisted ? "yes" : "no", "--appendfsync", "no",
                     "--protected-mode", "no", "--daemonize", "no", "--cluster-enabled", cluster,
                     "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000", "--loglevel", "warning"));
+            command.addAll(setup.serverArgs());
             process = new ProcessBuilder(command).redirectErrorStream(true)
                     .redirectOutput(dir.resolve("redis.log").toFile()).start();
             long deadline = System.nanoTime() + 20_000_000_000L;
-            while (!ping(port)) {
+            while (!(setup.tls() ? pingTls(port) : ping(port))) {
                 if (!process.isAlive() || System.nanoTime() > deadline) {
                     throw new IOException("redis-server on port " + port + " did not start: "
                             + Files.readString(dir.resolve("redis.log")));
@@ -78,10 +99,12 @@ public final class RedisServers implements AutoCloseable {
     private final List<Node> nodes = new ArrayList<>();
     private final boolean persisted;
     private final boolean cluster;
+    private final Setup setup;
 
-    private RedisServers(boolean cluster, boolean persisted) {
+    private RedisServers(boolean cluster, boolean persisted, Setup setup) {
         this.cluster = cluster;
         this.persisted = persisted;
+        this.setup = setup;
     }
 
     /** One Redis server, persisted. */
@@ -91,7 +114,12 @@ public final class RedisServers implements AutoCloseable {
 
     /** One Redis server, persisted or in memory only. */
     public static RedisServers single(Path dir, boolean persisted) throws IOException, InterruptedException {
-        RedisServers servers = new RedisServers(false, persisted);
+        return single(dir, persisted, Setup.PLAIN);
+    }
+
+    /** One Redis server started as {@code setup} says. */
+    public static RedisServers single(Path dir, boolean persisted, Setup setup) throws IOException, InterruptedException {
+        RedisServers servers = new RedisServers(false, persisted, setup);
         try {
             servers.add(dir, false);
             return servers;
@@ -109,9 +137,17 @@ public final class RedisServers implements AutoCloseable {
     /** A cluster of {@code masters} masters (no replicas), persisted or in memory only. */
     public static RedisServers cluster(Path dir, int masters, boolean persisted)
             throws IOException, InterruptedException {
-        RedisServers servers = new RedisServers(true, persisted);
+        return cluster(dir, masters, persisted, Setup.PLAIN);
+    }
+
+    /** A cluster of {@code masters} masters (no replicas) started as {@code setup} says. */
+    public static RedisServers cluster(Path dir, int masters, boolean persisted, Setup setup)
+            throws IOException, InterruptedException {
+        RedisServers servers = new RedisServers(true, persisted, setup);
         try {
-            List<String> command = new ArrayList<>(List.of(CLI, "--cluster", "create"));
+            List<String> command = new ArrayList<>(List.of(CLI));
+            command.addAll(setup.cliArgs());
+            command.addAll(List.of("--cluster", "create"));
             for (int i = 0; i < masters; i++) {
                 Node node = servers.add(dir.resolve("node" + i), true);
                 command.add("127.0.0.1:" + node.port);
@@ -131,7 +167,7 @@ public final class RedisServers implements AutoCloseable {
     private Node add(Path dir, boolean clusterNode) throws IOException, InterruptedException {
         ensureInstalled();
         Files.createDirectories(dir);
-        Node node = new Node(dir, freePort(), persisted);
+        Node node = new Node(dir, freePort(), persisted, setup);
         nodes.add(node);
         node.start(clusterNode);
         return node;
@@ -140,7 +176,7 @@ public final class RedisServers implements AutoCloseable {
     /** Waits until the node says the cluster is up (every slot served). */
     public void awaitClusterOk(Node node) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + 30_000_000_000L;
-        while (!run(List.of(CLI, "-p", Integer.toString(node.port), "cluster", "info")).contains("cluster_state:ok")) {
+        while (!run(cli(node, "cluster", "info")).contains("cluster_state:ok")) {
             if (System.nanoTime() > deadline) {
                 throw new IOException("the Redis cluster did not come up at port " + node.port);
             }
@@ -167,7 +203,7 @@ public final class RedisServers implements AutoCloseable {
         for (Node node : nodes) {
             String info;
             try {
-                info = run(List.of(CLI, "-p", Integer.toString(node.port), "info", "memory"));
+                info = run(cli(node, "info", "memory"));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             } catch (InterruptedException e) {
@@ -184,7 +220,7 @@ public final class RedisServers implements AutoCloseable {
 
     /** Runs redis-cli against the first node (with -c in a cluster) and returns what it printed. */
     public String cli(String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(CLI, "-p", Integer.toString(nodes.get(0).port)));
+        List<String> command = cli(nodes.get(0));
         if (cluster) {
             command.add("-c");
         }
@@ -196,10 +232,18 @@ public final class RedisServers implements AutoCloseable {
     public long countKeys(String pattern) throws IOException, InterruptedException {
         long count = 0;
         for (Node node : nodes) {
-            String out = run(List.of(CLI, "-p", Integer.toString(node.port), "--scan", "--pattern", pattern));
+            String out = run(cli(node, "--scan", "--pattern", pattern));
             count += out.lines().filter(l -> !l.isBlank()).count();
         }
         return count;
+    }
+
+    /** A redis-cli command line for {@code node}, with the setup's arguments, then {@code args}. */
+    private List<String> cli(Node node, String... args) {
+        List<String> command = new ArrayList<>(List.of(CLI, "-p", Integer.toString(node.port)));
+        command.addAll(setup.cliArgs());
+        command.addAll(List.of(args));
+        return command;
     }
 
     @Override
@@ -226,9 +270,45 @@ public final class RedisServers implements AutoCloseable {
             OutputStream out = s.getOutputStream();
             out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
             out.flush();
-            String line = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII)).readLine();
-            return "+PONG".equals(line);
+            return answered(s);
         } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** Whether the server answered PING: with PONG, or by asking who is there (it is up either way). */
+    private static boolean answered(Socket s) throws IOException {
+        String line = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII)).readLine();
+        return line != null && (line.equals("+PONG") || line.startsWith("-NOAUTH"));
+    }
+
+    /** PING over TLS, trusting any certificate: only whether the server is up. */
+    private static boolean pingTls(int port) {
+        try {
+            javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
+            context.init(null, new javax.net.ssl.TrustManager[] {new javax.net.ssl.X509TrustManager() {
+                @Override
+                public void checkClientTrusted(java.security.cert.X509Certificate[] chain, String type) {
+                }
+
+                @Override
+                public void checkServerTrusted(java.security.cert.X509Certificate[] chain, String type) {
+                }
+
+                @Override
+                public java.security.cert.X509Certificate[] getAcceptedIssuers() {
+                    return new java.security.cert.X509Certificate[0];
+                }
+            }}, null);
+            try (Socket s = context.getSocketFactory().createSocket()) {
+                s.connect(new InetSocketAddress("127.0.0.1", port), 200);
+                s.setSoTimeout(1000);
+                OutputStream out = s.getOutputStream();
+                out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                return answered(s);
+            }
+        } catch (IOException | java.security.GeneralSecurityException e) {
             return false;
         }
     }

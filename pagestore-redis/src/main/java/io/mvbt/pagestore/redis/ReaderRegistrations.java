@@ -29,19 +29,24 @@ import io.mvbt.pagestore.SharedPages;
 final class ReaderRegistrations implements AutoCloseable {
     private static final String NOW = "local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000) ";
     /**
-     * KEYS: meta, readers. ARGV: known publication count, reader, lifetime, held revisions with the
-     * reading mark, whether to mark, whether the reader's field should be there. Returns {'lapsed'}
-     * (writing nothing) if the field should be there and is not; else marks the reader as reading
-     * and returns the count, and the meta hash if the count changed. A lapse is never written over
-     * in the step that finds it, so a reply lost (or a script run again by the client) finds it again.
+     * KEYS: readers. ARGV: known publication count, reader, lifetime, held revisions with the
+     * reading mark, whether to mark, whether the reader's field should be there, the meta hash.
+     * Returns {'lapsed'} (writing nothing) if the field should be there and is not; else marks the
+     * reader as reading and returns the count, and the meta hash if the count changed. A lapse is
+     * never written over in the step that finds it, so a reply lost (or a script run again by the
+     * client) finds it again.
+     *
+     * <p>The meta hash is named in ARGV, not KEYS: Redis's ACL lets a script declare only keys the
+     * user may write, and a reader's user may only read the meta (docs/redis.md, least privilege).
+     * It shares the readers hash's hash slot, so a cluster runs the script where both are.
      */
     private static final byte[] READ_META = RedisKeys.bytes(NOW
             + "if ARGV[5] == '1' then "
-            + "  if ARGV[6] == '1' and redis.call('HEXISTS', KEYS[2], ARGV[2]) == 0 then return {'lapsed'} end "
-            + "  redis.call('HSET', KEYS[2], ARGV[2], (now + tonumber(ARGV[3])) .. ' ' .. ARGV[4]) "
+            + "  if ARGV[6] == '1' and redis.call('HEXISTS', KEYS[1], ARGV[2]) == 0 then return {'lapsed'} end "
+            + "  redis.call('HSET', KEYS[1], ARGV[2], (now + tonumber(ARGV[3])) .. ' ' .. ARGV[4]) "
             + "end "
-            + "local p = redis.call('HGET', KEYS[1], 'published') or '0' "
-            + "if p == ARGV[1] then return {p} end return {p, redis.call('HGETALL', KEYS[1])}");
+            + "local p = redis.call('HGET', ARGV[7], 'published') or '0' "
+            + "if p == ARGV[1] then return {p} end return {p, redis.call('HGETALL', ARGV[7])}");
     /**
      * KEYS: readers. ARGV: reader, lifetime, held revisions (',' separated, '?' if reading), whether a
      * reading mark must still be there, whether the reader's field should be there. Writes nothing
@@ -113,10 +118,10 @@ final class ReaderRegistrations implements AutoCloseable {
         while (true) {
             List<?> reply;
             try {
-                reply = (List<?>) redis.eval(READ_META, List.of(keys.meta, keys.readers),
+                reply = (List<?>) redis.eval(READ_META, List.of(keys.readers),
                         List.of(RedisKeys.bytes(knownPublications), readerId,
                                 RedisKeys.bytes(Long.toString(lifetimeMillis)), RedisKeys.bytes(joined(holding, true)),
-                                RedisKeys.bytes(mark ? "1" : "0"), RedisKeys.bytes(expectRegistered())));
+                                RedisKeys.bytes(mark ? "1" : "0"), RedisKeys.bytes(expectRegistered()), keys.meta));
             } catch (JedisException e) {
                 throw failure("read the meta hash " + RedisKeys.text(keys.meta), e);
             }
@@ -272,8 +277,7 @@ final class ReaderRegistrations implements AutoCloseable {
     }
 
     private StorageException failure(String what, JedisException e) {
-        return new StorageException("cannot " + what + " of store '" + keys.name + "' on " + where + ": "
-                + e.getMessage(), e);
+        return RedisFailures.of(what, keys.name, where, e);
     }
 
     /** Reader side: stops refreshing and takes the registration away. */

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.mvbt.pagestore.redis;
 
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
 
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
@@ -15,25 +19,48 @@ import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.UnifiedJedis;
 
 /**
- * Where pages live: one Redis server, or a Redis Cluster reached through any of its nodes.
- * {@link #parse} reads {@code host:port} for one server and {@code cluster:host:port,host:port,...}
- * for a cluster (the listed nodes are only seeds; the client learns the rest).
+ * Where pages live: one Redis server, or a Redis Cluster reached through any of its nodes, with
+ * the credentials and the transport to use. {@link #parse} reads the URI forms Jedis, Lettuce and
+ * redis-cli users write: {@code redis://[user[:password]@]host:port} and {@code rediss://...}
+ * (TLS), and {@code cluster:redis://...,host:port,...} for a cluster (the listed nodes are only
+ * seeds; the client learns the rest); plain {@code host:port} and {@code cluster:host:port,...}
+ * too. An endpoint is immutable: {@link #withUser}, {@link #withPassword} and {@link #withTls}
+ * return new ones. The password never appears in {@link #toString()} or in an exception.
  */
 public final class RedisEndpoint {
     private final List<HostAndPort> nodes;
     private final boolean cluster;
+    /** The ACL user, or null for the default user. */
+    private final String user;
+    /** The password, or null for none. */
+    private final String password;
+    private final boolean tls;
+    /** The TLS context, or null for the JDK's default (its trust store). */
+    private final SSLContext sslContext;
+    /** The TLS parameters, or null for the JDK's defaults with hostname verification. */
+    private final SSLParameters sslParameters;
 
-    private RedisEndpoint(List<HostAndPort> nodes, boolean cluster) {
+    private RedisEndpoint(List<HostAndPort> nodes, boolean cluster, String user, String password, boolean tls,
+            SSLContext sslContext, SSLParameters sslParameters) {
         if (nodes.isEmpty()) {
             throw new IllegalArgumentException("a Redis endpoint needs at least one host:port");
         }
+        if (user != null && password == null) {
+            throw new IllegalArgumentException("user '" + user + "' needs a password");
+        }
         this.nodes = List.copyOf(nodes);
         this.cluster = cluster;
+        this.user = user;
+        this.password = password;
+        this.tls = tls;
+        this.sslContext = sslContext;
+        this.sslParameters = sslParameters;
     }
 
     /** One Redis server. */
     public static RedisEndpoint single(String host, int port) {
-        return new RedisEndpoint(List.of(new HostAndPort(Objects.requireNonNull(host), port)), false);
+        return new RedisEndpoint(List.of(new HostAndPort(Objects.requireNonNull(host), port)), false, null, null,
+                false, null, null);
     }
 
     /** A Redis Cluster, reached through the given seed nodes ({@code host:port} each). */
@@ -42,16 +69,71 @@ public final class RedisEndpoint {
         for (String seed : seeds) {
             nodes.add(hostAndPort(seed));
         }
-        return new RedisEndpoint(nodes, true);
+        return new RedisEndpoint(nodes, true, null, null, false, null, null);
     }
 
-    /** {@code host:port}, or {@code cluster:host:port,host:port,...}. */
+    /**
+     * {@code redis://[user[:password]@]host:port}, {@code rediss://...} for TLS, either with more
+     * {@code ,host:port} seeds after a {@code cluster:} prefix; or {@code host:port}, or
+     * {@code cluster:host:port,host:port,...}. A user or password with reserved characters is
+     * percent-encoded, as in any URI; a password alone ({@code redis://:password@host:port}) is
+     * Redis's legacy {@code requirepass}.
+     */
     public static RedisEndpoint parse(String text) {
-        if (text.startsWith("cluster:")) {
-            return cluster(List.of(text.substring("cluster:".length()).split(",")));
+        boolean cluster = text.startsWith("cluster:");
+        String rest = cluster ? text.substring("cluster:".length()) : text;
+        boolean tls = false;
+        String user = null;
+        String password = null;
+        int scheme = rest.indexOf("://");
+        if (scheme >= 0) {
+            String name = rest.substring(0, scheme);
+            if (!name.equals("redis") && !name.equals("rediss")) {
+                throw new IllegalArgumentException("not a redis:// or rediss:// address: " + masked(text));
+            }
+            tls = name.equals("rediss");
+            rest = rest.substring(scheme + 3);
+            int at = rest.lastIndexOf('@');
+            if (at >= 0) {
+                String userInfo = rest.substring(0, at);
+                rest = rest.substring(at + 1);
+                int colon = userInfo.indexOf(':');
+                String u = decode(colon < 0 ? userInfo : userInfo.substring(0, colon));
+                password = colon < 0 ? null : decode(userInfo.substring(colon + 1));
+                if (password == null) {
+                    throw new IllegalArgumentException("a user without a password in " + masked(text));
+                }
+                user = u.isEmpty() ? null : u;
+            }
+            int slash = rest.indexOf('/');
+            if (slash >= 0) {
+                String path = rest.substring(slash + 1);
+                if (!path.isEmpty() && !path.equals("0")) {
+                    throw new IllegalArgumentException("mvbt keeps its keys in database 0, not " + path + ": "
+                            + masked(text));
+                }
+                rest = rest.substring(0, slash);
+            }
         }
-        HostAndPort node = hostAndPort(text);
-        return single(node.getHost(), node.getPort());
+        List<HostAndPort> nodes = new ArrayList<>();
+        for (String node : rest.split(",")) {
+            nodes.add(hostAndPort(node));
+        }
+        if (!cluster && nodes.size() > 1) {
+            throw new IllegalArgumentException("several hosts need the cluster: prefix: " + masked(text));
+        }
+        return new RedisEndpoint(nodes, cluster, user, password, tls, null, null);
+    }
+
+    private static String decode(String s) {
+        return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
+    }
+
+    /** {@code text} with anything between "://" and the last "@" replaced: for messages. */
+    private static String masked(String text) {
+        int scheme = text.indexOf("://");
+        int at = text.lastIndexOf('@');
+        return scheme >= 0 && at > scheme ? text.substring(0, scheme + 3) + "***" + text.substring(at) : text;
     }
 
     private static HostAndPort hostAndPort(String text) {
@@ -66,26 +148,89 @@ public final class RedisEndpoint {
         }
     }
 
+    /** This endpoint, signing in as ACL user {@code user} (Redis 6 and later). */
+    public RedisEndpoint withUser(String user, String password) {
+        return new RedisEndpoint(nodes, cluster, Objects.requireNonNull(user), Objects.requireNonNull(password), tls,
+                sslContext, sslParameters);
+    }
+
+    /** This endpoint, signing in with the legacy {@code requirepass} password (the default user's). */
+    public RedisEndpoint withPassword(String password) {
+        return new RedisEndpoint(nodes, cluster, null, Objects.requireNonNull(password), tls, sslContext,
+                sslParameters);
+    }
+
+    /** This endpoint over TLS, trusting the JDK's trust store, with hostname verification. */
+    public RedisEndpoint withTls() {
+        return new RedisEndpoint(nodes, cluster, user, password, true, sslContext, sslParameters);
+    }
+
+    /**
+     * This endpoint over TLS with {@code context} (its trust and, for client certificates, its
+     * keys) and {@code parameters} (null: the context's defaults with hostname verification; a
+     * caller who passes its own decides whether to keep {@code setEndpointIdentificationAlgorithm("HTTPS")}).
+     */
+    public RedisEndpoint withTls(SSLContext context, SSLParameters parameters) {
+        return new RedisEndpoint(nodes, cluster, user, password, true, Objects.requireNonNull(context), parameters);
+    }
+
     /** Whether this is a cluster. */
     public boolean isCluster() {
         return cluster;
     }
 
-    /** A client; every command gives up after {@code timeout} without an answer. */
-    UnifiedJedis connect(Duration timeout) {
-        int millis = (int) Math.min(Integer.MAX_VALUE, timeout.toMillis());
-        JedisClientConfig config = DefaultJedisClientConfig.builder()
-                .connectionTimeoutMillis(millis).socketTimeoutMillis(millis).clientName("mvbt").build();
-        if (cluster) {
-            return RedisClusterClient.builder().nodes(new LinkedHashSet<>(nodes)).clientConfig(config)
-                    .maxAttempts(3).maxTotalRetriesDuration(timeout.multipliedBy(2)).build();
-        }
-        return RedisClient.builder().hostAndPort(nodes.get(0)).clientConfig(config).build();
+    /** Whether the connection is encrypted (TLS). */
+    public boolean isTls() {
+        return tls;
     }
 
+    /** The ACL user signed in as, or null for the default user. */
+    public String user() {
+        return user;
+    }
+
+    /**
+     * A client; every command gives up after {@code timeout} without an answer. TLS is set with
+     * the builder's socket factory and parameters, deprecated in Jedis 7 for {@code SslOptions},
+     * which builds its own context from key and trust store files and cannot take the caller's.
+     */
+    @SuppressWarnings("deprecation")
+    UnifiedJedis connect(Duration timeout) {
+        int millis = (int) Math.min(Integer.MAX_VALUE, timeout.toMillis());
+        DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
+                .connectionTimeoutMillis(millis).socketTimeoutMillis(millis).clientName("mvbt");
+        if (password != null) {
+            config.user(user).password(password);
+        }
+        if (tls) {
+            SSLParameters parameters = sslParameters;
+            if (parameters == null) {
+                parameters = sslContext != null ? sslContext.getDefaultSSLParameters() : new SSLParameters();
+                parameters.setEndpointIdentificationAlgorithm("HTTPS");
+            }
+            config.ssl(true).sslParameters(parameters);
+            if (sslContext != null) {
+                config.sslSocketFactory(sslContext.getSocketFactory());
+            }
+        }
+        JedisClientConfig built = config.build();
+        if (cluster) {
+            return RedisClusterClient.builder().nodes(new LinkedHashSet<>(nodes)).clientConfig(built)
+                    .maxAttempts(3).maxTotalRetriesDuration(timeout.multipliedBy(2)).build();
+        }
+        return RedisClient.builder().hostAndPort(nodes.get(0)).clientConfig(built).build();
+    }
+
+    /** The address in {@link #parse}'s form, with the password left out. */
     @Override
     public String toString() {
         StringBuilder text = new StringBuilder(cluster ? "cluster:" : "");
+        if (tls || password != null) {
+            text.append(tls ? "rediss://" : "redis://");
+            if (password != null) {
+                text.append(user == null ? "" : user).append(":***@");
+            }
+        }
         for (int i = 0; i < nodes.size(); i++) {
             text.append(i == 0 ? "" : ",").append(nodes.get(i).getHost()).append(':').append(nodes.get(i).getPort());
         }

@@ -164,7 +164,7 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
      */
     public static RedisPageStore openReader(RedisEndpoint endpoint, String name, RedisStoreOptions options) {
         RedisKeys keys = new RedisKeys(name);
-        UnifiedJedis redis = endpoint.connect(options.commandTimeout());
+        UnifiedJedis redis = connect(endpoint, name, options);
         try {
             return new RedisPageStore(redis, keys, endpoint.toString(), null, options);
         } catch (RuntimeException | Error e) {
@@ -182,7 +182,7 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
      */
     public static RedisPageStore open(RedisEndpoint endpoint, String name, RedisStoreOptions options) {
         RedisKeys keys = new RedisKeys(name);
-        UnifiedJedis redis = endpoint.connect(options.commandTimeout());
+        UnifiedJedis redis = connect(endpoint, name, options);
         try {
             WriterLease lease = WriterLease.acquire(redis, keys, endpoint.toString(), options.leaseTime(),
                     options.leaseWait());
@@ -195,6 +195,15 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
         } catch (RuntimeException | Error e) {
             redis.close();
             throw e;
+        }
+    }
+
+    /** A client of {@code endpoint}; a cluster's is made by asking a seed for the slots, which may fail. */
+    private static UnifiedJedis connect(RedisEndpoint endpoint, String name, RedisStoreOptions options) {
+        try {
+            return endpoint.connect(options.commandTimeout());
+        } catch (JedisException e) {
+            throw RedisFailures.of("connect", name, endpoint.toString(), e);
         }
     }
 
@@ -703,8 +712,7 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
     }
 
     private StorageException failure(String what, JedisException e) {
-        return new StorageException("cannot " + what + " of store '" + keys.name + "' on " + where + ": "
-                + e.getMessage(), e);
+        return RedisFailures.of(what, keys.name, where, e);
     }
 
     private CorruptionException damaged(String what) {

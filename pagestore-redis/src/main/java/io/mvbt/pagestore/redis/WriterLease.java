@@ -10,7 +10,6 @@ import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.params.SetParams;
 
-import io.mvbt.StorageException;
 import io.mvbt.StoreLockedException;
 
 /**
@@ -73,8 +72,7 @@ final class WriterLease implements AutoCloseable {
                 holder = redis.get(keys.lease);
                 ttl = redis.pttl(keys.lease);
             } catch (JedisException e) {
-                throw new StorageException("cannot take the writer lease " + RedisKeys.text(keys.lease) + " on "
-                        + where + ": " + e.getMessage(), e);
+                throw RedisFailures.of("take the writer lease " + RedisKeys.text(keys.lease), keys.name, where, e);
             }
             if (System.nanoTime() - deadline >= 0) {
                 throw new StoreLockedException("store '" + keys.name + "' on " + where + " has a writer: "

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.mvbt.pagestore.redis;
+
+import io.mvbt.StorageException;
+import java.util.ArrayDeque;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
+import redis.clients.jedis.exceptions.JedisAccessControlException;
+import redis.clients.jedis.exceptions.JedisException;
+
+/** What a failed Redis command means for a store, as the exception its caller throws. */
+final class RedisFailures {
+    private RedisFailures() {
+    }
+
+    /**
+     * {@code e}, met while trying to {@code what} for store {@code store} on {@code where}: a
+     * {@link RedisAccessException} if Redis refused the user, else a {@link StorageException}.
+     */
+    static StorageException of(String what, String store, String where, JedisException e) {
+        String reason = accessRefusal(e);
+        if (reason != null) {
+            return new RedisAccessException("Redis at " + where + " refused to let store '" + store + "' " + what
+                    + ": " + reason, e);
+        }
+        return new StorageException("cannot " + what + " of store '" + store + "' on " + where + ": " + reasons(e), e);
+    }
+
+    /** The message of {@code e} and of its causes and suppressed exceptions (a cluster client's first attempts). */
+    private static String reasons(Throwable e) {
+        StringBuilder text = new StringBuilder(String.valueOf(e.getMessage()));
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        seen.add(e);
+        ArrayDeque<Throwable> more = new ArrayDeque<>();
+        if (e.getCause() != null) {
+            more.add(e.getCause());
+        }
+        more.addAll(List.of(e.getSuppressed()));
+        while (!more.isEmpty() && text.length() < 600) {
+            Throwable t = more.poll();
+            if (!seen.add(t)) {
+                continue;
+            }
+            if (t.getMessage() != null && text.indexOf(t.getMessage()) < 0) {
+                text.append("; ").append(t.getMessage());
+            }
+            if (t.getCause() != null) {
+                more.add(t.getCause());
+            }
+            more.addAll(List.of(t.getSuppressed()));
+        }
+        return text.toString();
+    }
+
+    /** Redis's reason if {@code e} (or a cause) is a refusal of the user, else null. */
+    static String accessRefusal(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            String m = t.getMessage();
+            if (t instanceof JedisAccessControlException) {
+                return m;
+            }
+            if (m != null && (m.startsWith("NOPERM") || m.startsWith("WRONGPASS") || m.startsWith("NOAUTH"))) {
+                return m;
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return null;
+    }
+}

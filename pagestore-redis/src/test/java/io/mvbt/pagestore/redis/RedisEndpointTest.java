@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.mvbt.pagestore.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+class RedisEndpointTest {
+    @Test
+    void readsTheUriFormsAndNeverShowsThePassword() {
+        RedisEndpoint acl = RedisEndpoint.parse("rediss://orders-writer:s3cr%40t%3A1@redis.example.com:6380");
+        assertTrue(acl.isTls());
+        assertFalse(acl.isCluster());
+        assertEquals("orders-writer", acl.user());
+        assertEquals("rediss://orders-writer:***@redis.example.com:6380", acl.toString());
+
+        RedisEndpoint legacy = RedisEndpoint.parse("redis://:legacy-secret@10.0.0.1:6379/0");
+        assertNull(legacy.user());
+        assertFalse(legacy.isTls());
+        assertEquals("redis://:***@10.0.0.1:6379", legacy.toString());
+        assertEquals("10.0.0.1:6379", RedisEndpoint.parse("redis://10.0.0.1:6379").toString());
+
+        RedisEndpoint cluster = RedisEndpoint.parse("cluster:rediss://u:p@10.0.0.1:7000,10.0.0.2:7000");
+        assertTrue(cluster.isCluster());
+        assertTrue(cluster.isTls());
+        assertEquals("cluster:rediss://u:***@10.0.0.1:7000,10.0.0.2:7000", cluster.toString());
+        assertEquals("cluster:10.0.0.1:7000,10.0.0.2:7000", RedisEndpoint.parse("cluster:10.0.0.1:7000,10.0.0.2:7000")
+                .toString());
+
+        String secret = "do-not-print-me";
+        assertFalse(RedisEndpoint.single("h", 1).withUser("u", secret).withTls().toString().contains(secret));
+        assertFalse(RedisEndpoint.single("h", 1).withPassword(secret).toString().contains(secret));
+    }
+
+    @Test
+    void refusesWhatItCannotUseWithoutEchoingTheSecret() {
+        IllegalArgumentException scheme = assertThrows(IllegalArgumentException.class,
+                () -> RedisEndpoint.parse("http://u:hidden-pw@h:1"));
+        assertFalse(scheme.getMessage().contains("hidden-pw"), scheme.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> RedisEndpoint.parse("redis://u@h:1"), "a user needs a password");
+        IllegalArgumentException database = assertThrows(IllegalArgumentException.class,
+                () -> RedisEndpoint.parse("redis://u:hidden-pw@h:1/3"));
+        assertFalse(database.getMessage().contains("hidden-pw"), database.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> RedisEndpoint.parse("redis://h:1,h:2"), "a cluster says so");
+        assertThrows(IllegalArgumentException.class, () -> RedisEndpoint.parse("redis://h"));
+    }
+}
