@@ -114,9 +114,14 @@ class RedisTlsTest {
         RedisEndpoint verified = rediss(wrongName).withTls(misnamed.trustingContext(), null);
         assertThrows(StorageException.class, () -> RedisPageStore.open(verified, "misnamed", options()),
                 "hostname verification is on by default");
-        SSLParameters unverified = misnamed.trustingContext().getDefaultSSLParameters();
-        unverified.setEndpointIdentificationAlgorithm(null);
-        writeAndRead(rediss(wrongName).withTls(misnamed.trustingContext(), unverified), "misnamed");
+        SSLParameters own = misnamed.trustingContext().getDefaultSSLParameters();
+        own.setEndpointIdentificationAlgorithm(null);
+        own.setProtocols(new String[] {"TLSv1.3", "TLSv1.2"});
+        assertThrows(StorageException.class,
+                () -> RedisPageStore.open(rediss(wrongName).withTls(misnamed.trustingContext(), own), "misnamed", options()),
+                "parameters of the caller's own keep it on");
+        writeAndRead(rediss(wrongName).withTls(misnamed.trustingContext(), own).withoutHostnameVerification(),
+                "misnamed");
     }
 
     @Test

@@ -5,6 +5,7 @@ import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 import redis.clients.jedis.UnifiedJedis;
@@ -38,13 +39,16 @@ final class ReaderRegistrations implements AutoCloseable {
      *
      * <p>The meta hash is named in ARGV, not KEYS: Redis's ACL lets a script declare only keys the
      * user may write, and a reader's user may only read the meta (docs/redis.md, least privilege).
-     * It shares the readers hash's hash slot, so a cluster runs the script where both are.
+     * It shares the readers hash's hash slot, so a cluster runs the script where both are, except
+     * while that slot migrates key by key: then the meta may not be here yet, and the script says
+     * {'nometa'} (having written nothing the caller does not write again) for the caller to retry.
      */
     private static final byte[] READ_META = RedisKeys.bytes(NOW
             + "if ARGV[5] == '1' then "
             + "  if ARGV[6] == '1' and redis.call('HEXISTS', KEYS[1], ARGV[2]) == 0 then return {'lapsed'} end "
             + "  redis.call('HSET', KEYS[1], ARGV[2], (now + tonumber(ARGV[3])) .. ' ' .. ARGV[4]) "
             + "end "
+            + "if redis.call('EXISTS', ARGV[7]) == 0 then return {'nometa'} end "
             + "local p = redis.call('HGET', ARGV[7], 'published') or '0' "
             + "if p == ARGV[1] then return {p} end return {p, redis.call('HGETALL', ARGV[7])}");
     /**
@@ -75,6 +79,8 @@ final class ReaderRegistrations implements AutoCloseable {
     private final RedisKeys keys;
     private final String where;
     private final long lifetimeMillis;
+    /** How long a reader waits for the meta hash during a slot migration before it fails. */
+    private final long migrationWaitNanos;
     private final byte[] readerId;
     private Thread refresher;
     private volatile boolean closed;
@@ -97,6 +103,7 @@ final class ReaderRegistrations implements AutoCloseable {
         this.keys = keys;
         this.where = where;
         this.lifetimeMillis = lifetimeMillis;
+        this.migrationWaitNanos = lifetimeMillis * 1_000_000L;
         byte[] random = new byte[8];
         new SecureRandom().nextBytes(random);
         this.readerId = RedisKeys.bytes(ProcessHandle.current().pid() + "@" + WriterLease.hostName() + "/"
@@ -115,6 +122,7 @@ final class ReaderRegistrations implements AutoCloseable {
      * marks this reader as reading in the same step.
      */
     synchronized List<?> readMeta(String knownPublications, boolean mark) {
+        long deadline = System.nanoTime() + migrationWaitNanos;
         while (true) {
             List<?> reply;
             try {
@@ -128,6 +136,15 @@ final class ReaderRegistrations implements AutoCloseable {
             if (RedisKeys.text((byte[]) reply.get(0)).equals("lapsed")) {
                 // Told now, and the next try expects no field: it registers afresh.
                 lapsed();
+                continue;
+            }
+            if (RedisKeys.text((byte[]) reply.get(0)).equals("nometa")) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new StorageException("cannot read the meta hash " + RedisKeys.text(keys.meta) + " of store '"
+                            + keys.name + "' on " + where + ": it is not on the node of "
+                            + RedisKeys.text(keys.readers) + " (a slot still migrating?)");
+                }
+                LockSupport.parkNanos(20_000_000L);
                 continue;
             }
             if (mark) {

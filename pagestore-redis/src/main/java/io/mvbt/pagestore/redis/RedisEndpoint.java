@@ -37,11 +37,13 @@ public final class RedisEndpoint {
     private final boolean tls;
     /** The TLS context, or null for the JDK's default (its trust store). */
     private final SSLContext sslContext;
-    /** The TLS parameters, or null for the JDK's defaults with hostname verification. */
+    /** The TLS parameters, or null for the context's defaults. */
     private final SSLParameters sslParameters;
+    /** Whether the server must be named in its certificate (TLS). */
+    private final boolean verifyHostname;
 
     private RedisEndpoint(List<HostAndPort> nodes, boolean cluster, String user, String password, boolean tls,
-            SSLContext sslContext, SSLParameters sslParameters) {
+            SSLContext sslContext, SSLParameters sslParameters, boolean verifyHostname) {
         if (nodes.isEmpty()) {
             throw new IllegalArgumentException("a Redis endpoint needs at least one host:port");
         }
@@ -55,12 +57,13 @@ public final class RedisEndpoint {
         this.tls = tls;
         this.sslContext = sslContext;
         this.sslParameters = sslParameters;
+        this.verifyHostname = verifyHostname;
     }
 
     /** One Redis server. */
     public static RedisEndpoint single(String host, int port) {
         return new RedisEndpoint(List.of(new HostAndPort(Objects.requireNonNull(host), port)), false, null, null,
-                false, null, null);
+                false, null, null, true);
     }
 
     /** A Redis Cluster, reached through the given seed nodes ({@code host:port} each). */
@@ -69,7 +72,7 @@ public final class RedisEndpoint {
         for (String seed : seeds) {
             nodes.add(hostAndPort(seed));
         }
-        return new RedisEndpoint(nodes, true, null, null, false, null, null);
+        return new RedisEndpoint(nodes, true, null, null, false, null, null, true);
     }
 
     /**
@@ -98,10 +101,14 @@ public final class RedisEndpoint {
                 String userInfo = rest.substring(0, at);
                 rest = rest.substring(at + 1);
                 int colon = userInfo.indexOf(':');
-                String u = decode(colon < 0 ? userInfo : userInfo.substring(0, colon));
-                password = colon < 0 ? null : decode(userInfo.substring(colon + 1));
-                if (password == null) {
+                String u = decode(colon < 0 ? userInfo : userInfo.substring(0, colon), text);
+                password = colon < 0 ? null : decode(userInfo.substring(colon + 1), text);
+                if (password == null || password.isEmpty()) {
                     throw new IllegalArgumentException("a user without a password in " + masked(text));
+                }
+                if (password.equals("***")) {
+                    throw new IllegalArgumentException("the password of " + masked(text) + " is the mask toString()"
+                            + " prints; give the address with the password itself");
                 }
                 user = u.isEmpty() ? null : u;
             }
@@ -115,6 +122,9 @@ public final class RedisEndpoint {
                 rest = rest.substring(0, slash);
             }
         }
+        if (rest.indexOf('@') >= 0) {
+            throw new IllegalArgumentException("credentials need the redis:// or rediss:// form: " + masked(text));
+        }
         List<HostAndPort> nodes = new ArrayList<>();
         for (String node : rest.split(",")) {
             nodes.add(hostAndPort(node));
@@ -122,21 +132,31 @@ public final class RedisEndpoint {
         if (!cluster && nodes.size() > 1) {
             throw new IllegalArgumentException("several hosts need the cluster: prefix: " + masked(text));
         }
-        return new RedisEndpoint(nodes, cluster, user, password, tls, null, null);
+        return new RedisEndpoint(nodes, cluster, user, password, tls, null, null, true);
     }
 
-    private static String decode(String s) {
-        return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
+    private static String decode(String s, String text) {
+        try {
+            return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("a malformed %-escape in the user or password of " + masked(text));
+        }
     }
 
-    /** {@code text} with anything between "://" and the last "@" replaced: for messages. */
+    /** {@code text} with anything before the last "@" (after a "://") replaced: for messages. */
     private static String masked(String text) {
-        int scheme = text.indexOf("://");
         int at = text.lastIndexOf('@');
-        return scheme >= 0 && at > scheme ? text.substring(0, scheme + 3) + "***" + text.substring(at) : text;
+        if (at < 0) {
+            return text;
+        }
+        int scheme = text.indexOf("://");
+        return (scheme >= 0 && scheme < at ? text.substring(0, scheme + 3) : "") + "***" + text.substring(at);
     }
 
     private static HostAndPort hostAndPort(String text) {
+        if (text.indexOf('@') >= 0) {
+            throw new IllegalArgumentException("credentials need the redis:// or rediss:// form: " + masked(text));
+        }
         int colon = text.lastIndexOf(':');
         if (colon <= 0 || colon == text.length() - 1) {
             throw new IllegalArgumentException("not host:port: '" + text + "'");
@@ -151,27 +171,38 @@ public final class RedisEndpoint {
     /** This endpoint, signing in as ACL user {@code user} (Redis 6 and later). */
     public RedisEndpoint withUser(String user, String password) {
         return new RedisEndpoint(nodes, cluster, Objects.requireNonNull(user), Objects.requireNonNull(password), tls,
-                sslContext, sslParameters);
+                sslContext, sslParameters, verifyHostname);
     }
 
     /** This endpoint, signing in with the legacy {@code requirepass} password (the default user's). */
     public RedisEndpoint withPassword(String password) {
         return new RedisEndpoint(nodes, cluster, null, Objects.requireNonNull(password), tls, sslContext,
-                sslParameters);
+                sslParameters, verifyHostname);
     }
 
     /** This endpoint over TLS, trusting the JDK's trust store, with hostname verification. */
     public RedisEndpoint withTls() {
-        return new RedisEndpoint(nodes, cluster, user, password, true, sslContext, sslParameters);
+        return new RedisEndpoint(nodes, cluster, user, password, true, sslContext, sslParameters, verifyHostname);
     }
 
     /**
      * This endpoint over TLS with {@code context} (its trust and, for client certificates, its
-     * keys) and {@code parameters} (null: the context's defaults with hostname verification; a
-     * caller who passes its own decides whether to keep {@code setEndpointIdentificationAlgorithm("HTTPS")}).
+     * keys) and {@code parameters} (protocols, cipher suites; null: the context's defaults). The
+     * server must be named in its certificate whatever the parameters say, unless
+     * {@link #withoutHostnameVerification()}.
      */
     public RedisEndpoint withTls(SSLContext context, SSLParameters parameters) {
-        return new RedisEndpoint(nodes, cluster, user, password, true, Objects.requireNonNull(context), parameters);
+        return new RedisEndpoint(nodes, cluster, user, password, true, Objects.requireNonNull(context), parameters,
+                verifyHostname);
+    }
+
+    /**
+     * This endpoint without checking that the server is named in its certificate (it must still be
+     * signed by a trusted authority). For servers reached by addresses their certificates do not
+     * name; prefer certificates that name them.
+     */
+    public RedisEndpoint withoutHostnameVerification() {
+        return new RedisEndpoint(nodes, cluster, user, password, tls, sslContext, sslParameters, false);
     }
 
     /** Whether this is a cluster. */
@@ -189,6 +220,11 @@ public final class RedisEndpoint {
         return user;
     }
 
+    /** The password, for tests of parsing (never in messages). */
+    String password() {
+        return password;
+    }
+
     /**
      * A client; every command gives up after {@code timeout} without an answer. TLS is set with
      * the builder's socket factory and parameters, deprecated in Jedis 7 for {@code SslOptions},
@@ -203,11 +239,9 @@ public final class RedisEndpoint {
             config.user(user).password(password);
         }
         if (tls) {
-            SSLParameters parameters = sslParameters;
-            if (parameters == null) {
-                parameters = sslContext != null ? sslContext.getDefaultSSLParameters() : new SSLParameters();
-                parameters.setEndpointIdentificationAlgorithm("HTTPS");
-            }
+            SSLParameters parameters = copy(sslParameters != null ? sslParameters
+                    : sslContext != null ? sslContext.getDefaultSSLParameters() : new SSLParameters());
+            parameters.setEndpointIdentificationAlgorithm(verifyHostname ? "HTTPS" : null);
             config.ssl(true).sslParameters(parameters);
             if (sslContext != null) {
                 config.sslSocketFactory(sslContext.getSocketFactory());
@@ -219,6 +253,17 @@ public final class RedisEndpoint {
                     .maxAttempts(3).maxTotalRetriesDuration(timeout.multipliedBy(2)).build();
         }
         return RedisClient.builder().hostAndPort(nodes.get(0)).clientConfig(built).build();
+    }
+
+    private static SSLParameters copy(SSLParameters p) {
+        SSLParameters c = new SSLParameters(p.getCipherSuites(), p.getProtocols());
+        c.setServerNames(p.getServerNames());
+        c.setSNIMatchers(p.getSNIMatchers());
+        c.setApplicationProtocols(p.getApplicationProtocols());
+        c.setUseCipherSuitesOrder(p.getUseCipherSuitesOrder());
+        c.setAlgorithmConstraints(p.getAlgorithmConstraints());
+        c.setMaximumPacketSize(p.getMaximumPacketSize());
+        return c;
     }
 
     /** The address in {@link #parse}'s form, with the password left out. */

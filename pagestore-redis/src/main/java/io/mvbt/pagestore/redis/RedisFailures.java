@@ -54,19 +54,31 @@ final class RedisFailures {
         return text.toString();
     }
 
-    /** Redis's reason if {@code e} (or a cause) is a refusal of the user, else null. */
+    /**
+     * Redis's reason if {@code e}, a cause or a suppressed exception (a cluster client keeps its
+     * attempts there) is a refusal of the user, else null.
+     */
     static String accessRefusal(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        ArrayDeque<Throwable> more = new ArrayDeque<>();
+        more.add(e);
+        while (!more.isEmpty()) {
+            Throwable t = more.poll();
+            if (!seen.add(t)) {
+                continue;
+            }
             String m = t.getMessage();
             if (t instanceof JedisAccessControlException) {
                 return m;
             }
-            if (m != null && (m.startsWith("NOPERM") || m.startsWith("WRONGPASS") || m.startsWith("NOAUTH"))) {
+            if (m != null && (m.startsWith("NOPERM") || m.startsWith("WRONGPASS") || m.startsWith("NOAUTH")
+                    || m.contains("ACL failure") || m.contains("can't access at least one of the keys"))) {
                 return m;
             }
-            if (t.getCause() == t) {
-                break;
+            if (t.getCause() != null) {
+                more.add(t.getCause());
             }
+            more.addAll(List.of(t.getSuppressed()));
         }
         return null;
     }

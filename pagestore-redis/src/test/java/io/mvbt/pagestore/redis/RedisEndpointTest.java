@@ -13,6 +13,9 @@ class RedisEndpointTest {
     @Test
     void readsTheUriFormsAndNeverShowsThePassword() {
         RedisEndpoint acl = RedisEndpoint.parse("rediss://orders-writer:s3cr%40t%3A1@redis.example.com:6380");
+        assertEquals("s3cr@t:1", acl.password(), "percent-decoded");
+        assertEquals("p@ss:w/rd+1", RedisEndpoint.parse("redis://u:p@ss:w/rd+1@h:1").password(),
+                "raw reserved characters, up to the last @");
         assertTrue(acl.isTls());
         assertFalse(acl.isCluster());
         assertEquals("orders-writer", acl.user());
@@ -47,5 +50,13 @@ class RedisEndpointTest {
         assertFalse(database.getMessage().contains("hidden-pw"), database.getMessage());
         assertThrows(IllegalArgumentException.class, () -> RedisEndpoint.parse("redis://h:1,h:2"), "a cluster says so");
         assertThrows(IllegalArgumentException.class, () -> RedisEndpoint.parse("redis://h"));
+        IllegalArgumentException bare = assertThrows(IllegalArgumentException.class,
+                () -> RedisEndpoint.parse("orders:hidden-pw@10.0.0.1:6379"), "credentials without a scheme");
+        assertFalse(bare.getMessage().contains("hidden-pw"), bare.getMessage());
+        IllegalArgumentException escape = assertThrows(IllegalArgumentException.class,
+                () -> RedisEndpoint.parse("redis://u:hidden%zzpw@h:1"));
+        assertFalse(escape.getMessage().contains("hidden"), escape.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> RedisEndpoint.parse("redis://u:***@h:1"),
+                "the mask toString() prints is not a password");
     }
 }
