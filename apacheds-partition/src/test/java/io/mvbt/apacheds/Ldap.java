@@ -8,7 +8,14 @@ import java.util.TreeSet;
 import org.apache.directory.api.ldap.model.cursor.EntryCursor;
 import org.apache.directory.api.ldap.model.entry.DefaultEntry;
 import org.apache.directory.api.ldap.model.entry.Entry;
+import org.apache.directory.api.ldap.model.message.AddRequestImpl;
+import org.apache.directory.api.ldap.model.message.AddResponse;
+import org.apache.directory.api.ldap.model.message.DeleteRequestImpl;
+import org.apache.directory.api.ldap.model.message.DeleteResponse;
+import org.apache.directory.api.ldap.model.message.LdapResult;
+import org.apache.directory.api.ldap.model.message.ResultCodeEnum;
 import org.apache.directory.api.ldap.model.message.SearchScope;
+import org.apache.directory.api.ldap.model.name.Dn;
 import org.apache.directory.ldap.client.api.LdapNetworkConnection;
 
 /** What the tests do over LDAP, as a client would. */
@@ -27,6 +34,29 @@ final class Ldap {
         return new DefaultEntry("uid=u" + n + "," + parent, "objectClass: inetOrgPerson",
                 "objectClass: extensibleObject", "uid: u" + n,
                 "cn: Person " + n, "sn: S" + n, "uidNumber: " + n);
+    }
+
+    /**
+     * Adds {@code entry}; a refusal is an exception with the server's result code and diagnostic
+     * message (the client's own exception says only which request failed).
+     */
+    static void add(LdapNetworkConnection ldap, Entry entry) throws Exception {
+        AddResponse response = ldap.add(new AddRequestImpl().setEntry(entry));
+        LdapResult result = response.getLdapResult();
+        if (result.getResultCode() != ResultCodeEnum.SUCCESS) {
+            throw new IllegalStateException("add " + entry.getDn() + ": " + result.getResultCode() + " "
+                    + result.getDiagnosticMessage());
+        }
+    }
+
+    /** Deletes {@code dn}; a refusal is an exception with the server's result code and diagnostic message. */
+    static void delete(LdapNetworkConnection ldap, String dn) throws Exception {
+        DeleteResponse response = ldap.delete(new DeleteRequestImpl().setName(new Dn(dn)));
+        LdapResult result = response.getLdapResult();
+        if (result.getResultCode() != ResultCodeEnum.SUCCESS) {
+            throw new IllegalStateException("delete " + dn + ": " + result.getResultCode() + " "
+                    + result.getDiagnosticMessage());
+        }
     }
 
     /** The DNs (as the server names them) a search returns. */

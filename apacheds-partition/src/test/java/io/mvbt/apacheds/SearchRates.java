@@ -21,7 +21,7 @@ final class SearchRates {
     static String measure(int port, int entries, long millis) throws Exception {
         try (LdapNetworkConnection ldap = Ldap.connect(port)) {
             for (int i = 0; i < entries; i++) {
-                ldap.add(Workloads.person("s" + i));
+                Ldap.add(ldap, Workloads.person("s" + i));
             }
         }
         StringBuilder out = new StringBuilder();
@@ -36,7 +36,7 @@ final class SearchRates {
         Thread writer = new Thread(() -> {
             try (LdapNetworkConnection ldap = Ldap.connect(port)) {
                 for (int i = 0; !stop.get(); i++) {
-                    ldap.add(Workloads.person("a" + i));
+                    Ldap.add(ldap, Workloads.person("a" + i));
                     adds.incrementAndGet();
                 }
             } catch (Exception e) {

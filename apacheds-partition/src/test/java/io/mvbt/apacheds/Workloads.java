@@ -73,7 +73,7 @@ final class Workloads {
                     for (int r = 0; r < rounds; r++) {
                         for (int i = 0; i < entries; i++) {
                             try {
-                                ldap.add(person(client + "-" + i));
+                                Ldap.add(ldap, person(client + "-" + i));
                                 counts.adds.incrementAndGet();
                             } catch (Exception e) {
                                 counts.error(e);
@@ -83,7 +83,7 @@ final class Workloads {
                         counts.missing.addAndGet(entries - mine.size());
                         for (int i = 0; i < entries; i++) {
                             try {
-                                ldap.delete("uid=" + client + "-" + i + "," + DirectoryServer.PEOPLE);
+                                Ldap.delete(ldap, "uid=" + client + "-" + i + "," + DirectoryServer.PEOPLE);
                                 counts.deletes.incrementAndGet();
                             } catch (Exception e) {
                                 counts.error(e);
@@ -180,7 +180,7 @@ final class Workloads {
         try (LdapNetworkConnection ldap = Ldap.connect(port)) {
             for (int i = 0; i < entries; i++) {
                 try {
-                    ldap.add(person("w" + i));
+                    Ldap.add(ldap, person("w" + i));
                     counts.adds.incrementAndGet();
                 } catch (Exception e) {
                     counts.error(e);
@@ -188,7 +188,7 @@ final class Workloads {
             }
             for (int i = 0; i < entries; i++) {
                 try {
-                    ldap.delete("uid=w" + i + "," + DirectoryServer.PEOPLE);
+                    Ldap.delete(ldap, "uid=w" + i + "," + DirectoryServer.PEOPLE);
                     counts.deletes.incrementAndGet();
                 } catch (Exception e) {
                     counts.error(e);
