@@ -37,6 +37,7 @@ class RedisTlsTest {
     private static RedisServers single;
     private static RedisServers cluster;
     private static RedisServers wrongName;
+    private static RedisServers mutual;
 
     @BeforeAll
     static void startRedis() throws Exception {
@@ -48,13 +49,15 @@ class RedisTlsTest {
         clusterArgs.addAll(List.of("--tls-cluster", "yes"));
         cluster = RedisServers.cluster(dir.resolve("cluster"), 3, true,
                 new RedisServers.Setup(clusterArgs, certificates.cliArgs(), true));
+        mutual = RedisServers.single(dir.resolve("mutual"), true, new RedisServers.Setup(
+                certificates.serverArgsRequiringClients(), List.of(), true));
         wrongName = RedisServers.single(dir.resolve("wrong-name"), true,
                 new RedisServers.Setup(misnamed.serverArgs(), misnamed.cliArgs(), true));
     }
 
     @AfterAll
     static void stopRedis() {
-        for (RedisServers servers : new RedisServers[] {single, cluster, wrongName}) {
+        for (RedisServers servers : new RedisServers[] {single, cluster, wrongName, mutual}) {
             if (servers != null) {
                 servers.close();
             }
@@ -107,6 +110,17 @@ class RedisTlsTest {
         assertFalse(refused instanceof RedisAccessException);
         assertTrue(System.nanoTime() - start < 10_000_000_000L, "refused at once");
         assertThrows(StorageException.class, () -> RedisPageStore.open(rediss(cluster), "untrusted", options()));
+    }
+
+    @Test
+    void aServerThatAsksForClientCertificatesTakesOnlyOnesItsAuthoritySigned() throws Exception {
+        assertThrows(StorageException.class,
+                () -> RedisPageStore.open(rediss(mutual).withTls(certificates.trustingContext(), null), "mutual",
+                        options()), "no client certificate");
+        writeAndRead(rediss(mutual).withTls(certificates.clientContext(), null), "mutual");
+        assertThrows(StorageException.class,
+                () -> RedisPageStore.open(rediss(mutual).withTls(misnamed.clientContext(), null)
+                        .withoutHostnameVerification(), "mutual", options()), "a certificate of another authority");
     }
 
     @Test

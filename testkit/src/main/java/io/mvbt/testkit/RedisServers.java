@@ -282,7 +282,7 @@ public final class RedisServers implements AutoCloseable {
         return line != null && (line.equals("+PONG") || line.startsWith("-NOAUTH"));
     }
 
-    /** PING over TLS, trusting any certificate: only whether the server is up. */
+    /** PING over TLS, trusting any certificate: only whether the server is up (a TLS refusal says it is). */
     private static boolean pingTls(int port) {
         try {
             javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
@@ -308,6 +308,8 @@ public final class RedisServers implements AutoCloseable {
                 out.flush();
                 return answered(s);
             }
+        } catch (javax.net.ssl.SSLException e) {
+            return true; // it speaks TLS, and wants a client certificate this check does not show
         } catch (IOException | java.security.GeneralSecurityException e) {
             return false;
         }

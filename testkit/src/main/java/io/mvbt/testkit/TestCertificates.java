@@ -12,7 +12,9 @@ import java.security.cert.CertificateFactory;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
 
 /**
@@ -26,11 +28,14 @@ public final class TestCertificates {
     private final Path caCertificate;
     private final Path serverCertificate;
     private final Path serverKey;
+    /** A client's key and certificate signed by the authority (PKCS12, with the authority's certificate). */
+    private final Path clientKeys;
 
-    private TestCertificates(Path caCertificate, Path serverCertificate, Path serverKey) {
+    private TestCertificates(Path caCertificate, Path serverCertificate, Path serverKey, Path clientKeys) {
         this.caCertificate = caCertificate;
         this.serverCertificate = serverCertificate;
         this.serverKey = serverKey;
+        this.clientKeys = clientKeys;
     }
 
     /** A new authority in {@code dir} and a server certificate it signed for {@code names} (e.g. "dns:localhost,ip:127.0.0.1"). */
@@ -59,7 +64,17 @@ public final class TestCertificates {
         Files.writeString(serverKey, "-----BEGIN PRIVATE KEY-----\n"
                 + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(pkcs8)
                 + "\n-----END PRIVATE KEY-----\n");
-        return new TestCertificates(caCertificate, serverCertificate, serverKey);
+        Path client = dir.resolve("client.p12");
+        keytool("-genkeypair", "-alias", "client", "-keyalg", "RSA", "-keysize", "2048", "-dname", "CN=mvbt client",
+                "-validity", "2", "-keystore", client.toString());
+        Path clientRequest = dir.resolve("client.csr");
+        keytool("-certreq", "-alias", "client", "-keystore", client.toString(), "-file", clientRequest.toString());
+        Path clientCertificate = dir.resolve("client.crt");
+        keytool("-gencert", "-alias", "ca", "-keystore", ca.toString(), "-infile", clientRequest.toString(),
+                "-outfile", clientCertificate.toString(), "-rfc", "-validity", "2", "-ext", "eku=clientAuth");
+        keytool("-importcert", "-alias", "ca", "-file", caCertificate.toString(), "-keystore", client.toString());
+        keytool("-importcert", "-alias", "client", "-file", clientCertificate.toString(), "-keystore", client.toString());
+        return new TestCertificates(caCertificate, serverCertificate, serverKey, client);
     }
 
     private static void keytool(String... args) throws IOException, InterruptedException {
@@ -85,8 +100,34 @@ public final class TestCertificates {
         return List.of("--tls", "--cacert", caCertificate.toString());
     }
 
+    /** redis-server arguments serving these certificates and requiring a client certificate the authority signed. */
+    public List<String> serverArgsRequiringClients() {
+        List<String> args = new ArrayList<>(serverArgs());
+        args.set(args.indexOf("--tls-auth-clients") + 1, "yes");
+        return args;
+    }
+
+    /** A client's context that trusts this authority and shows the certificate it signed for the client. */
+    public SSLContext clientContext() throws IOException, GeneralSecurityException {
+        KeyStore keys = KeyStore.getInstance("PKCS12");
+        try (InputStream in = Files.newInputStream(clientKeys)) {
+            keys.load(in, PASSWORD.toCharArray());
+        }
+        KeyManagerFactory keyManagers = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+        keyManagers.init(keys, PASSWORD.toCharArray());
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(keyManagers.getKeyManagers(), trustManagers(), null);
+        return context;
+    }
+
     /** A client's context that trusts this authority (and nothing else). */
     public SSLContext trustingContext() throws IOException, GeneralSecurityException {
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(null, trustManagers(), null);
+        return context;
+    }
+
+    private TrustManager[] trustManagers() throws IOException, GeneralSecurityException {
         KeyStore trust = KeyStore.getInstance("PKCS12");
         trust.load(null, null);
         try (InputStream in = Files.newInputStream(caCertificate)) {
@@ -94,8 +135,6 @@ public final class TestCertificates {
         }
         TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
         factory.init(trust);
-        SSLContext context = SSLContext.getInstance("TLS");
-        context.init(null, factory.getTrustManagers(), null);
-        return context;
+        return factory.getTrustManagers();
     }
 }
