@@ -14,7 +14,6 @@ import java.io.File;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.net.URI;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.UUID;
@@ -573,8 +572,4 @@ public class MvbtPartition extends AbstractBTreePartition {
         });
     }
 
-    /** For tests: the path of the store of a partition in {@code directory}. */
-    static Path storePath(Path directory) {
-        return directory.resolve(STORE_FILE);
-    }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.mvbt.apacheds;
 
+import io.mvbt.cursor.IndexKey;
 import io.mvbt.revisions.Codec;
 import io.mvbt.revisions.Codecs;
 import io.mvbt.revisions.Cursor;
@@ -9,6 +10,7 @@ import io.mvbt.revisions.ReadView;
 import io.mvbt.revisions.Store;
 import io.mvbt.revisions.Tree;
 import io.mvbt.revisions.WriteTxn;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Objects;
 import org.agrona.DirectBuffer;
@@ -54,10 +56,6 @@ class MvbtTable<K, V> implements Table<K, V> {
         this.valueComparator = valueComparator;
     }
 
-    final Tree tree() {
-        return tree;
-    }
-
     @Override
     public Comparator<K> getKeyComparator() {
         return keyComparator;
@@ -87,7 +85,12 @@ class MvbtTable<K, V> implements Table<K, V> {
 
     /** The key after the last of {@code key}'s entries; null if none is. */
     private byte[] upper(K key) {
-        return dups ? KeyBounds.prefixEnd(lower(key)) : KeyBounds.successor(keys.encode(key));
+        return dups ? IndexKey.prefixEnd(lower(key)) : successor(keys.encode(key));
+    }
+
+    /** The smallest key greater than {@code key}: itself followed by a zero byte. */
+    private static byte[] successor(byte[] key) {
+        return Arrays.copyOf(key, key.length + 1);
     }
 
     private byte[] pair(K key, V value) {
@@ -199,7 +202,7 @@ class MvbtTable<K, V> implements Table<K, V> {
         if (!dups) {
             throw new UnsupportedOperationException(tree.name() + " has no duplicate keys");
         }
-        return countRange(view(txn), lower(key), KeyBounds.successor(pair(key, value))) > 0;
+        return countRange(view(txn), lower(key), successor(pair(key, value))) > 0;
     }
 
     // ---- values
@@ -229,7 +232,7 @@ class MvbtTable<K, V> implements Table<K, V> {
     }
 
     private static int compareKey(Cursor c, byte[] key) {
-        return java.util.Arrays.compareUnsigned(c.keyBytes(), key);
+        return Arrays.compareUnsigned(c.keyBytes(), key);
     }
 
     @Override
@@ -297,7 +300,7 @@ class MvbtTable<K, V> implements Table<K, V> {
 
         @Override
         public byte[] upperBound(Tuple<K, V> t) {
-            return dups && t.getValue() != null ? KeyBounds.successor(pair(t.getKey(), t.getValue())) : upper(t.getKey());
+            return dups && t.getValue() != null ? successor(pair(t.getKey(), t.getValue())) : upper(t.getKey());
         }
     };
 
@@ -332,7 +335,7 @@ class MvbtTable<K, V> implements Table<K, V> {
 
             @Override
             public byte[] upperBound(V value) {
-                return dups ? KeyBounds.successor(pair(key, value)) : upper(key);
+                return dups ? successor(pair(key, value)) : upper(key);
             }
         };
         return new TreeRangeCursor<>(own(txn), tree, lower(key), upper(key), mapping);

@@ -7,7 +7,6 @@ import io.mvbt.revisions.Pair;
 import io.mvbt.revisions.Store;
 import io.mvbt.revisions.Tree;
 import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
 import org.agrona.DirectBuffer;
 import org.apache.directory.api.ldap.model.name.Rdn;
 import org.apache.directory.server.xdbm.ParentIdAndRdn;
@@ -64,15 +63,10 @@ final class RdnForwardTable extends MvbtTable<ParentIdAndRdn, String> {
         }
     };
 
-    /** 0x00 as 0x00 0xFF, then 0x00 0x00: order kept, and no string a prefix of another's encoding. */
+    /** A string escaped as the first part of {@link Codecs#pair} (order kept, no encoding a prefix of another's). */
+    private static final Codec<Pair<String, byte[]>> ESCAPED = Codecs.pair(Codecs.STRING, Codecs.BYTES);
+
     private static void escaped(ByteArrayOutputStream out, String s) {
-        for (byte b : s.getBytes(StandardCharsets.UTF_8)) {
-            out.write(b);
-            if (b == 0) {
-                out.write(0xFF);
-            }
-        }
-        out.write(0);
-        out.write(0);
+        out.writeBytes(ESCAPED.encode(new Pair<>(s, new byte[0])));
     }
 }

@@ -87,47 +87,35 @@ public final class SnapshotOperationManager extends DefaultOperationManager {
 
     @Override
     public EntryFilteringCursor search(SearchOperationContext context) throws LdapException {
-        int[] unlocked = UNLOCKED.get();
-        int outer = unlocked[0];
-        unlocked[0] = unlockedRead(context.getDn()) ? 1 : 0;
-        try {
-            return super.search(context);
-        } finally {
-            unlocked[0] = outer;
-        }
+        return read(context.getDn(), () -> super.search(context));
     }
 
     @Override
     public Entry lookup(LookupOperationContext context) throws LdapException {
-        int[] unlocked = UNLOCKED.get();
-        int outer = unlocked[0];
-        unlocked[0] = unlockedRead(context.getDn()) ? 1 : 0;
-        try {
-            return super.lookup(context);
-        } finally {
-            unlocked[0] = outer;
-        }
+        return read(context.getDn(), () -> super.lookup(context));
     }
 
     @Override
     public boolean hasEntry(HasEntryOperationContext context) throws LdapException {
-        int[] unlocked = UNLOCKED.get();
-        int outer = unlocked[0];
-        unlocked[0] = unlockedRead(context.getDn()) ? 1 : 0;
-        try {
-            return super.hasEntry(context);
-        } finally {
-            unlocked[0] = outer;
-        }
+        return read(context.getDn(), () -> super.hasEntry(context));
     }
 
     @Override
     public boolean compare(CompareOperationContext context) throws LdapException {
+        return read(context.getDn(), () -> super.compare(context));
+    }
+
+    private interface Read<T> {
+        T run() throws LdapException;
+    }
+
+    /** Runs a read of {@code dn} without the read lock if {@link #unlockedRead} allows; nested reads decide for themselves. */
+    private <T> T read(Dn dn, Read<T> read) throws LdapException {
         int[] unlocked = UNLOCKED.get();
         int outer = unlocked[0];
-        unlocked[0] = unlockedRead(context.getDn()) ? 1 : 0;
+        unlocked[0] = unlockedRead(dn) ? 1 : 0;
         try {
-            return super.compare(context);
+            return read.run();
         } finally {
             unlocked[0] = outer;
         }
