@@ -3,6 +3,7 @@ package io.mvbt.pagestore.redis;
 
 import io.mvbt.StorageException;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -28,28 +29,16 @@ final class RedisFailures {
         return new StorageException("cannot " + what + " of store '" + store + "' on " + where + ": " + reasons(e), e);
     }
 
-    /** The message of {@code e} and of its causes and suppressed exceptions (a cluster client's first attempts). */
+    /** The message of {@code e}, then the others of its causes and suppressed exceptions (a cluster client's first attempts). */
     private static String reasons(Throwable e) {
         StringBuilder text = new StringBuilder(String.valueOf(e.getMessage()));
-        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-        seen.add(e);
-        ArrayDeque<Throwable> more = new ArrayDeque<>();
-        if (e.getCause() != null) {
-            more.add(e.getCause());
-        }
-        more.addAll(List.of(e.getSuppressed()));
-        while (!more.isEmpty() && text.length() < 600) {
-            Throwable t = more.poll();
-            if (!seen.add(t)) {
-                continue;
+        for (Throwable t : related(e)) {
+            if (text.length() >= 600) {
+                break;
             }
-            if (t.getMessage() != null && text.indexOf(t.getMessage()) < 0) {
+            if (t != e && t.getMessage() != null && text.indexOf(t.getMessage()) < 0) {
                 text.append("; ").append(t.getMessage());
             }
-            if (t.getCause() != null) {
-                more.add(t.getCause());
-            }
-            more.addAll(List.of(t.getSuppressed()));
         }
         return text.toString();
     }
@@ -59,14 +48,7 @@ final class RedisFailures {
      * attempts there) is a refusal of the user, else null.
      */
     static String accessRefusal(Throwable e) {
-        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-        ArrayDeque<Throwable> more = new ArrayDeque<>();
-        more.add(e);
-        while (!more.isEmpty()) {
-            Throwable t = more.poll();
-            if (!seen.add(t)) {
-                continue;
-            }
+        for (Throwable t : related(e)) {
             String m = t.getMessage();
             if (t instanceof JedisAccessControlException) {
                 return m;
@@ -75,11 +57,27 @@ final class RedisFailures {
                     || m.contains("ACL failure") || m.contains("can't access at least one of the keys"))) {
                 return m;
             }
+        }
+        return null;
+    }
+
+    /** {@code e}, then its causes and suppressed exceptions and theirs, each once, nearest first. */
+    private static List<Throwable> related(Throwable e) {
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        List<Throwable> found = new ArrayList<>();
+        ArrayDeque<Throwable> more = new ArrayDeque<>();
+        more.add(e);
+        while (!more.isEmpty()) {
+            Throwable t = more.poll();
+            if (!seen.add(t)) {
+                continue;
+            }
+            found.add(t);
             if (t.getCause() != null) {
                 more.add(t.getCause());
             }
             more.addAll(List.of(t.getSuppressed()));
         }
-        return null;
+        return found;
     }
 }
