@@ -16,8 +16,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Real Redis servers on loopback: one server, or a cluster of several masters, each from its own
- * directory on ports nobody else uses. Persisted (append-only file, written back by the OS) so that
+ * Real Redis servers on loopback: one server, or a cluster of several masters (with replicas or
+ * without), each from its own directory on ports nobody else uses. Persisted (append-only file, written back by the OS) so that
  * tests can kill and restart a node, or in memory only (no snapshots, no append-only file: the
  * counterpart of a RAM disk) for benchmarks. Debian's redis-server is installed by
  * {@code .ci/install-redis} where it is missing.
@@ -59,9 +59,28 @@ public final class RedisServers implements AutoCloseable {
             return port;
         }
 
+        /** Whether the server process runs. */
+        public boolean alive() {
+            return process != null && process.isAlive();
+        }
+
         /** Kills the server at once, as a crash would. */
         public void kill() throws InterruptedException {
             process.destroyForcibly().waitFor();
+        }
+
+        /** Stops the server's process without ending it (SIGSTOP): a node that hangs. */
+        public void pause() throws IOException, InterruptedException {
+            signal("-STOP");
+        }
+
+        /** Lets a paused server go on (SIGCONT). */
+        public void resume() throws IOException, InterruptedException {
+            signal("-CONT");
+        }
+
+        private void signal(String signal) throws IOException, InterruptedException {
+            run(List.of("kill", signal, Long.toString(process.pid())));
         }
 
         /** Starts the server again on the same port, from what it persisted. */
@@ -143,20 +162,30 @@ public final class RedisServers implements AutoCloseable {
     /** A cluster of {@code masters} masters (no replicas) started as {@code setup} says. */
     public static RedisServers cluster(Path dir, int masters, boolean persisted, Setup setup)
             throws IOException, InterruptedException {
+        return cluster(dir, masters, 0, persisted, setup);
+    }
+
+    /**
+     * A cluster of {@code masters} masters with {@code replicas} replicas each, started as
+     * {@code setup} says; it returns once every replica has copied its master.
+     */
+    public static RedisServers cluster(Path dir, int masters, int replicas, boolean persisted, Setup setup)
+            throws IOException, InterruptedException {
         RedisServers servers = new RedisServers(true, persisted, setup);
         try {
             List<String> command = new ArrayList<>(List.of(CLI));
             command.addAll(setup.cliArgs());
             command.addAll(List.of("--cluster", "create"));
-            for (int i = 0; i < masters; i++) {
+            for (int i = 0; i < masters * (1 + replicas); i++) {
                 Node node = servers.add(dir.resolve("node" + i), true);
                 command.add("127.0.0.1:" + node.port);
             }
-            command.add("--cluster-yes");
+            command.addAll(List.of("--cluster-replicas", Integer.toString(replicas), "--cluster-yes"));
             run(command);
             for (Node node : servers.nodes) {
                 servers.awaitClusterOk(node);
             }
+            servers.awaitReplicasInSync();
             return servers;
         } catch (IOException | InterruptedException | RuntimeException e) {
             servers.close();
@@ -186,6 +215,129 @@ public final class RedisServers implements AutoCloseable {
 
     public List<Node> nodes() {
         return nodes;
+    }
+
+    /** Waits until every running replica's link to its master is up (it has copied the master). */
+    public void awaitReplicasInSync() throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        for (Node node : nodes) {
+            while (node.alive()) {
+                String info = run(cli(node, "info", "replication"));
+                if (info.contains("role:master") || info.contains("master_link_status:up")) {
+                    break;
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IOException("the replica at port " + node.port + " did not copy its master: " + info);
+                }
+                Thread.sleep(50);
+            }
+        }
+    }
+
+    /** The running node that serves {@code key}'s hash slot as master now. */
+    public Node primaryOf(String key) throws IOException, InterruptedException {
+        Node asked = live();
+        int slot = Integer.parseInt(run(cli(asked, "cluster", "keyslot", key)).trim());
+        for (String line : run(cli(asked, "cluster", "nodes")).lines().toList()) {
+            String[] f = line.split(" ");
+            if (f.length < 9 || !f[2].contains("master") || f[2].contains("fail")) {
+                continue;
+            }
+            for (int i = 8; i < f.length; i++) {
+                String[] range = f[i].split("-");
+                if (range[0].startsWith("[")) {
+                    continue; // a slot being migrated
+                }
+                int first = Integer.parseInt(range[0]);
+                int last = range.length > 1 ? Integer.parseInt(range[1]) : first;
+                if (slot >= first && slot <= last) {
+                    int port = Integer.parseInt(f[1].substring(f[1].indexOf(':') + 1, f[1].indexOf('@')));
+                    return nodes.stream().filter(n -> n.port == port).findFirst().orElseThrow();
+                }
+            }
+        }
+        throw new IOException("no master serves slot " + slot + " of key " + key);
+    }
+
+    /** The nodes that replicate {@code primary} now. */
+    public List<Node> replicasOf(Node primary) throws IOException, InterruptedException {
+        List<String> lines = run(cli(live(), "cluster", "nodes")).lines().toList();
+        String id = null;
+        for (String line : lines) {
+            String[] f = line.split(" ");
+            if (f[1].startsWith("127.0.0.1:" + primary.port + "@")) {
+                id = f[0];
+            }
+        }
+        List<Node> replicas = new ArrayList<>();
+        for (String line : lines) {
+            String[] f = line.split(" ");
+            if (f[2].contains("slave") && f[3].equals(id)) {
+                int port = Integer.parseInt(f[1].substring(f[1].indexOf(':') + 1, f[1].indexOf('@')));
+                nodes.stream().filter(n -> n.port == port).forEach(replicas::add);
+            }
+        }
+        return replicas;
+    }
+
+    /** Waits until a running node serves {@code key}'s slot as master and every running node says the cluster is ok. */
+    public Node awaitPrimaryOf(String key) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (true) {
+            Node primary = primaryOf(key);
+            if (primary.alive() && nodes.stream().filter(Node::alive).allMatch(this::clusterOk)) {
+                return primary;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IOException("no running master took over the slot of " + key);
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    /**
+     * Waits until the cluster has moved every slot of {@code dead} (a master that was killed) to a
+     * replica of it, and every running node says the cluster is ok.
+     */
+    public void awaitFailoverOf(Node dead) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (!(servesNoSlot(dead) && nodes.stream().filter(Node::alive).allMatch(this::clusterOk))) {
+            if (System.nanoTime() > deadline) {
+                throw new IOException("no replica took over the slots of the node at port " + dead.port);
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    /** Whether every running node's view has no slot on {@code node}. */
+    private boolean servesNoSlot(Node node) throws IOException, InterruptedException {
+        for (Node asked : nodes) {
+            if (!asked.alive()) {
+                continue;
+            }
+            for (String line : run(cli(asked, "cluster", "nodes")).lines().toList()) {
+                String[] f = line.split(" ");
+                if (f.length > 8 && f[1].startsWith("127.0.0.1:" + node.port + "@")) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    private boolean clusterOk(Node node) {
+        try {
+            return run(cli(node, "cluster", "info")).contains("cluster_state:ok");
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private Node live() throws IOException {
+        return nodes.stream().filter(Node::alive).findFirst().orElseThrow(() -> new IOException("no Redis node runs"));
     }
 
     /** Where a store reaches these servers: {@code host:port}, or {@code cluster:host:port,...} (RedisEndpoint.parse). */
@@ -218,9 +370,9 @@ public final class RedisServers implements AutoCloseable {
         return total;
     }
 
-    /** Runs redis-cli against the first node (with -c in a cluster) and returns what it printed. */
+    /** Runs redis-cli against the first running node (with -c in a cluster) and returns what it printed. */
     public String cli(String... args) throws IOException, InterruptedException {
-        List<String> command = cli(nodes.get(0));
+        List<String> command = cli(live());
         if (cluster) {
             command.add("-c");
         }
@@ -232,6 +384,9 @@ public final class RedisServers implements AutoCloseable {
     public long countKeys(String pattern) throws IOException, InterruptedException {
         long count = 0;
         for (Node node : nodes) {
+            if (!node.alive() || run(cli(node, "info", "replication")).contains("role:slave")) {
+                continue; // a replica's keys are its master's
+            }
             String out = run(cli(node, "--scan", "--pattern", pattern));
             count += out.lines().filter(l -> !l.isBlank()).count();
         }
