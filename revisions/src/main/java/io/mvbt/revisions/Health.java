@@ -61,7 +61,7 @@ final class Health {
 
     /** Runs a sync; if it fails, the store refuses further writes. */
     void sync(Runnable sync) {
-        sync(sync, "fsync failed");
+        sync(sync, "syncing the pages failed");
     }
 
     /** As {@link #sync(Runnable)}, for any step toward durability; {@code what} names its failure. */
