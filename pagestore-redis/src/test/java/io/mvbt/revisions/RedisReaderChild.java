@@ -12,12 +12,19 @@ import io.mvbt.pagestore.redis.RedisStoreOptions;
  * lease milliseconds, mode, seconds. Mode "hold" opens one snapshot, prints
  * "holding REVISION" and waits to be killed; mode "check" opens snapshots for the given seconds,
  * checks that each sees one whole round of the writer, and prints
- * "checked SNAPSHOTS ROUNDS ERRORS" with the first error, if any, on the next line.
+ * "checked SNAPSHOTS ROUNDS ERRORS" with the first error, if any, on the next line. Mode "prefix"
+ * follows a writer that commits key i = value i in order ({@link RedisFailoverWriterChild}) until
+ * it is killed: each snapshot must hold keys 0 to n - 1 exactly, for an n that never goes back;
+ * it prints "prefix SNAPSHOTS LARGEST-N VIOLATIONS FAILURES FIRST-PROBLEM" every half second
+ * (a failure is an exception, such as a node away; a violation is a wrong snapshot).
  */
 public final class RedisReaderChild {
     public static void main(String[] args) throws Exception {
         RedisStoreOptions options = RedisStoreOptions.defaults()
                 .readerLease(Duration.ofMillis(Long.parseLong(args[2])));
+        if (args[3].equals("prefix")) {
+            checkPrefixes(RedisEndpoint.parse(args[0]), args[1], options);
+        }
         try (Store store = Store.open(RedisPageStore.openReader(RedisEndpoint.parse(args[0]), args[1], options),
                 StoreOptions.defaults())) {
             if (args[3].equals("hold")) {
@@ -50,6 +57,68 @@ public final class RedisReaderChild {
             }
             System.out.println("checked " + snapshots + " " + rounds.size() + " " + errors);
             System.out.println(firstError);
+        }
+    }
+
+    /** Opens the store, again after a failure to (a node away), then checks snapshots until killed. */
+    private static void checkPrefixes(RedisEndpoint endpoint, String name, RedisStoreOptions options)
+            throws InterruptedException {
+        while (true) {
+            Store store;
+            try {
+                store = Store.open(RedisPageStore.openReader(endpoint, name, options), StoreOptions.defaults());
+            } catch (RuntimeException e) {
+                System.out.println("open failed " + e.toString().replace('\n', ' '));
+                Thread.sleep(100);
+                continue;
+            }
+            checkPrefixes(store);
+        }
+    }
+
+    private static void checkPrefixes(Store store) {
+        long snapshots = 0;
+        long violations = 0;
+        long failures = 0;
+        int largest = 0;
+        String first = "-";
+        long report = System.nanoTime();
+        while (true) {
+            String problem = null;
+            try (Snapshot s = store.beginRead()) {
+                Tree t = store.tree("t");
+                int n = 0;
+                if (s.hasTree(t)) {
+                    try (Cursor c = s.cursor(t)) {
+                        for (boolean more = c.first(); more; more = c.next(), n++) {
+                            if (!java.util.Arrays.equals(c.keyBytes(), RedisWriterTest.key(n))
+                                    || !java.util.Arrays.equals(c.valueBytes(), RedisWriterTest.value(n))) {
+                                problem = "revision " + s.revision() + " lacks key " + n + " or holds another";
+                                break;
+                            }
+                        }
+                    }
+                }
+                if (problem == null && n < largest) {
+                    problem = "revision " + s.revision() + " holds " + n + " keys after one held " + largest;
+                }
+                largest = Math.max(largest, n);
+                if (problem != null) {
+                    violations++;
+                }
+            } catch (RuntimeException e) {
+                failures++;
+                problem = e.toString().replace('\n', ' ');
+            }
+            if (problem != null && first.equals("-")) {
+                first = problem;
+            }
+            snapshots++;
+            if (System.nanoTime() - report > 500_000_000L) {
+                report = System.nanoTime();
+                System.out.println("prefix " + snapshots + " " + largest + " " + violations + " " + failures + " " + first);
+                System.out.flush();
+            }
         }
     }
 }

@@ -19,11 +19,11 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 import io.mvbt.MvbtException;
-import io.mvbt.StorageException;
 import io.mvbt.StoreLockedException;
 import io.mvbt.pagestore.redis.LeaseLostException;
 import io.mvbt.pagestore.redis.RedisEndpoint;
 import io.mvbt.pagestore.redis.RedisPageStore;
+import io.mvbt.pagestore.redis.RedisUnavailableException;
 import io.mvbt.testkit.RedisServers;
 import io.mvbt.pagestore.redis.RedisStoreOptions;
 
@@ -247,8 +247,9 @@ class RedisWriterTest extends RedisTestServers {
     void aRedisNodeDownFailsCommitsClearlyAndLosesNothingCommitted() throws Exception {
         try (RedisServers own = RedisServers.cluster(dir.resolve("failing"), 3)) {
             String name = newName();
+            // No replica takes over: the writer waits a second for one, then gives up.
             Store store = open(RedisEndpoint.parse(own.address()), name, options(Duration.ofSeconds(5))
-                    .commandTimeout(Duration.ofMillis(500)));
+                    .commandTimeout(Duration.ofMillis(500)).failoverWait(Duration.ofSeconds(1)));
             try {
                 for (int i = 0; i < 300; i++) {
                     put(store, i);
@@ -260,9 +261,13 @@ class RedisWriterTest extends RedisTestServers {
                         put(store, i);
                     }
                 });
-                StorageException cause = assertInstanceOf(StorageException.class, e.getCause(), e.toString());
-                assertTrue(cause.getMessage().contains(name) && cause.getMessage().contains("cluster:127.0.0.1:"),
+                RedisUnavailableException cause = assertInstanceOf(RedisUnavailableException.class, e.getCause(),
+                        e.toString());
+                String down = "127.0.0.1:" + own.nodes().get(1).port();
+                assertTrue(cause.getMessage().contains(name) && cause.getMessage().contains("cluster:127.0.0.1:")
+                        && cause.getMessage().contains("gave up after") && cause.getMessage().contains(down),
                         cause.getMessage());
+                assertFalse(e.getMessage().contains("fsync"), e.getMessage());
             } finally {
                 try {
                     store.close();

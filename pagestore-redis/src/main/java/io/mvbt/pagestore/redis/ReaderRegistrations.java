@@ -78,6 +78,7 @@ final class ReaderRegistrations implements AutoCloseable {
     private final UnifiedJedis redis;
     private final RedisKeys keys;
     private final String where;
+    private final FailoverWait failover;
     private final long lifetimeMillis;
     /** How long a reader waits for the meta hash during a slot migration before it fails. */
     private final long migrationWaitNanos;
@@ -98,8 +99,9 @@ final class ReaderRegistrations implements AutoCloseable {
     // Writer side: the last successful look (at first none, dated long ago).
     private SharedPages.Held lastLook = new SharedPages.Held(new long[0], true, System.nanoTime() - (1L << 62));
 
-    ReaderRegistrations(UnifiedJedis redis, RedisKeys keys, String where, long lifetimeMillis) {
+    ReaderRegistrations(UnifiedJedis redis, RedisKeys keys, String where, long lifetimeMillis, FailoverWait failover) {
         this.redis = redis;
+        this.failover = failover;
         this.keys = keys;
         this.where = where;
         this.lifetimeMillis = lifetimeMillis;
@@ -124,15 +126,11 @@ final class ReaderRegistrations implements AutoCloseable {
     synchronized List<?> readMeta(String knownPublications, boolean mark) {
         long deadline = System.nanoTime() + migrationWaitNanos;
         while (true) {
-            List<?> reply;
-            try {
-                reply = (List<?>) redis.eval(READ_META, List.of(keys.readers),
-                        List.of(RedisKeys.bytes(knownPublications), readerId,
-                                RedisKeys.bytes(Long.toString(lifetimeMillis)), RedisKeys.bytes(joined(holding, true)),
-                                RedisKeys.bytes(mark ? "1" : "0"), RedisKeys.bytes(expectRegistered()), keys.meta));
-            } catch (JedisException e) {
-                throw failure("read the meta hash " + RedisKeys.text(keys.meta), e);
-            }
+            // Repeatable: it writes this reader's own field, and says if the field it expected was gone.
+            List<?> reply = riding("read the meta hash " + RedisKeys.text(keys.meta), () -> (List<?>) redis.eval(READ_META,
+                    List.of(keys.readers), List.of(RedisKeys.bytes(knownPublications), readerId,
+                            RedisKeys.bytes(Long.toString(lifetimeMillis)), RedisKeys.bytes(joined(holding, true)),
+                            RedisKeys.bytes(mark ? "1" : "0"), RedisKeys.bytes(expectRegistered()), keys.meta)));
             if (RedisKeys.text((byte[]) reply.get(0)).equals("lapsed")) {
                 // Told now, and the next try expects no field: it registers afresh.
                 lapsed();
@@ -216,14 +214,10 @@ final class ReaderRegistrations implements AutoCloseable {
      * {@code markExpected} and the mark or the whole field lapsed.
      */
     private boolean send(boolean markExpected) {
-        Object done;
-        try {
-            done = redis.eval(REGISTER, List.of(keys.readers), List.of(readerId,
-                    RedisKeys.bytes(Long.toString(lifetimeMillis)), RedisKeys.bytes(joined(holding, reading)),
-                    RedisKeys.bytes(markExpected ? "1" : "0"), RedisKeys.bytes(expectRegistered())));
-        } catch (JedisException e) {
-            throw failure("register the snapshots of this reader in " + RedisKeys.text(keys.readers), e);
-        }
+        Object done = riding("register the snapshots of this reader in " + RedisKeys.text(keys.readers),
+                () -> redis.eval(REGISTER, List.of(keys.readers), List.of(readerId,
+                        RedisKeys.bytes(Long.toString(lifetimeMillis)), RedisKeys.bytes(joined(holding, reading)),
+                        RedisKeys.bytes(markExpected ? "1" : "0"), RedisKeys.bytes(expectRegistered()))));
         long result = done instanceof Long l ? l : -1;
         if (result == LAPSED) {
             lapsed();
@@ -295,6 +289,21 @@ final class ReaderRegistrations implements AutoCloseable {
 
     private StorageException failure(String what, JedisException e) {
         return RedisFailures.of(what, keys.name, where, e);
+    }
+
+    /** {@code command}'s reply, tried again while a node is away, until the reader closes. */
+    private <T> T riding(String what, java.util.function.Supplier<T> command) {
+        return failover.call(() -> {
+            try {
+                return command.get();
+            } catch (JedisException e) {
+                throw failure(what, e);
+            }
+        }, () -> {
+            if (closed) {
+                throw new StorageException("the reader of store '" + keys.name + "' on " + where + " closed");
+            }
+        });
     }
 
     /** Reader side: stops refreshing and takes the registration away. */

@@ -16,7 +16,7 @@ import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
-import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.providers.ClusterConnectionProvider;
 
 /**
  * Where pages live: one Redis server, or a Redis Cluster reached through any of its nodes, with
@@ -231,7 +231,7 @@ public final class RedisEndpoint {
      * which builds its own context from key and trust store files and cannot take the caller's.
      */
     @SuppressWarnings("deprecation")
-    UnifiedJedis connect(Duration timeout) {
+    RedisNodes connect(Duration timeout) {
         int millis = (int) Math.min(Integer.MAX_VALUE, timeout.toMillis());
         DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
                 .connectionTimeoutMillis(millis).socketTimeoutMillis(millis).clientName("mvbt");
@@ -249,10 +249,17 @@ public final class RedisEndpoint {
         }
         JedisClientConfig built = config.build();
         if (cluster) {
-            return RedisClusterClient.builder().nodes(new LinkedHashSet<>(nodes)).clientConfig(built)
-                    .maxAttempts(3).maxTotalRetriesDuration(timeout.multipliedBy(2)).build();
+            ClusterConnectionProvider provider = new ClusterConnectionProvider(new LinkedHashSet<>(nodes), built);
+            try {
+                return RedisNodes.cluster(RedisClusterClient.builder().nodes(new LinkedHashSet<>(nodes))
+                        .connectionProvider(provider).clientConfig(built)
+                        .maxAttempts(3).maxTotalRetriesDuration(timeout.multipliedBy(2)).build(), provider);
+            } catch (RuntimeException e) {
+                provider.close();
+                throw e;
+            }
         }
-        return RedisClient.builder().hostAndPort(nodes.get(0)).clientConfig(built).build();
+        return RedisNodes.single(RedisClient.builder().hostAndPort(nodes.get(0)).clientConfig(built).build(), nodes.get(0));
     }
 
     private static SSLParameters copy(SSLParameters p) {

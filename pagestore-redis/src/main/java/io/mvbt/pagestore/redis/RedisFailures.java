@@ -9,10 +9,16 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
 import redis.clients.jedis.exceptions.JedisAccessControlException;
-import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.exceptions.JedisClusterOperationException;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisRedirectionException;
 
 /** What a failed Redis command means for a store, as the exception its caller throws. */
 final class RedisFailures {
+    /** Error codes of a Redis that cannot serve now but may soon. */
+    private static final List<String> TRANSIENT_CODES = List.of("CLUSTERDOWN", "TRYAGAIN", "LOADING", "READONLY",
+            "MASTERDOWN", "NOREPLICAS", "MOVED", "ASK");
+
     private RedisFailures() {
     }
 
@@ -20,13 +26,46 @@ final class RedisFailures {
      * {@code e}, met while trying to {@code what} for store {@code store} on {@code where}: a
      * {@link RedisAccessException} if Redis refused the user, else a {@link StorageException}.
      */
-    static StorageException of(String what, String store, String where, JedisException e) {
+    static StorageException of(String what, String store, String where, RuntimeException e) {
+        return of(what, store, where, null, e);
+    }
+
+    /**
+     * As {@link #of(String, String, String, RuntimeException)}, with the node that failed if
+     * known: a {@link RedisUnavailableException} if the node did not answer or cannot serve now
+     * (a failover under way), which a caller may retry.
+     */
+    static StorageException of(String what, String store, String where, String node, RuntimeException e) {
         String reason = accessRefusal(e);
         if (reason != null) {
             return new RedisAccessException("Redis at " + where + " refused to let store '" + store + "' " + what
                     + ": " + reason, e);
         }
-        return new StorageException("cannot " + what + " of store '" + store + "' on " + where + ": " + reasons(e), e);
+        String text = "cannot " + what + " of store '" + store + "' on " + where
+                + (node == null ? "" : " (node " + node + ")") + ": " + reasons(e);
+        return unavailable(e) ? new RedisUnavailableException(text, node, e) : new StorageException(text, e);
+    }
+
+    /**
+     * Whether {@code e} says a node is away or cannot serve for now: no connection, no answer in
+     * time, the cluster down or redirecting a slot, a replica not yet promoted (READONLY), a node
+     * loading its data, or a cluster pipeline's reply left unset by a node it lost.
+     */
+    static boolean unavailable(Throwable e) {
+        for (Throwable t : related(e)) {
+            String m = t.getMessage() == null ? "" : t.getMessage();
+            if (t instanceof JedisConnectionException || t instanceof JedisClusterOperationException
+                    || t instanceof JedisRedirectionException || t instanceof RedisUnavailableException
+                    || t instanceof IllegalStateException && m.contains("close pipeline")) {
+                return true;
+            }
+            for (String code : TRANSIENT_CODES) {
+                if (m.startsWith(code)) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** The message of {@code e}, then the others of its causes and suppressed exceptions (a cluster client's first attempts). */

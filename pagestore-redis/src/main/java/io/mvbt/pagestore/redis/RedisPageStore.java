@@ -3,6 +3,7 @@ package io.mvbt.pagestore.redis;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.LongPredicate;
@@ -12,6 +13,9 @@ import static org.agrona.UnsafeAccess.UNSAFE;
 import org.agrona.collections.LongArrayList;
 import org.agrona.collections.LongHashSet;
 import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.CommandObjects;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.RedisProtocol;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.ScanIteration;
 import redis.clients.jedis.UnifiedJedis;
@@ -57,6 +61,10 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
     /** Keys a sweep step asks each SCAN for. */
     private static final int SWEEP_BATCH = 1000;
 
+    /** Asks for {@code WAIT}: the replica count and the timeout in milliseconds; filled in per node. */
+    private static final CommandObjects COMMANDS = new CommandObjects(RedisProtocol.RESP2);
+
+    private final RedisNodes nodes;
     private final UnifiedJedis redis;
     private final RedisKeys keys;
     private final String where;
@@ -92,13 +100,26 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
     private long sentCaptures;
     private volatile RuntimeException sendFailure;
     private volatile boolean closed;
+    /** Replicas of each primary written to that must hold a sync's writes, and how long each WAIT may take. */
+    private final int syncReplicas;
+    private final long replicaTimeoutMillis;
+    private final FailoverWait failover;
 
-    private RedisPageStore(UnifiedJedis redis, RedisKeys keys, String where, WriterLease lease, RedisStoreOptions options) {
-        this.redis = redis;
+    private RedisPageStore(RedisNodes nodes, RedisKeys keys, String where, WriterLease lease, RedisStoreOptions options) {
+        this.nodes = nodes;
+        this.redis = nodes.client;
+        this.syncReplicas = options.syncReplicas();
+        this.replicaTimeoutMillis = options.replicaTimeout().toMillis();
+        this.failover = new FailoverWait(nodes, options.failoverWait().toNanos());
+        if (syncReplicas > 0 && options.replicaTimeout().compareTo(options.commandTimeout()) >= 0) {
+            throw new IllegalArgumentException("the replica timeout " + options.replicaTimeout()
+                    + " must be shorter than the command timeout " + options.commandTimeout()
+                    + ", or the connection gives up on a WAIT still under way");
+        }
         this.keys = keys;
         this.where = where;
         this.lease = lease;
-        this.registrations = new ReaderRegistrations(redis, keys, where, options.readerLease().toMillis());
+        this.registrations = new ReaderRegistrations(redis, keys, where, options.readerLease().toMillis(), failover);
         Map<String, byte[]> fields = fields(call("read the meta hash " + RedisKeys.text(keys.meta),
                 () -> redis.hgetAll(keys.meta)));
         if (lease == null && !fields.containsKey("pageCount")) {
@@ -164,11 +185,11 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
      */
     public static RedisPageStore openReader(RedisEndpoint endpoint, String name, RedisStoreOptions options) {
         RedisKeys keys = new RedisKeys(name);
-        UnifiedJedis redis = connect(endpoint, name, options);
+        RedisNodes nodes = connect(endpoint, name, options);
         try {
-            return new RedisPageStore(redis, keys, endpoint.toString(), null, options);
+            return new RedisPageStore(nodes, keys, endpoint.toString(), null, options);
         } catch (RuntimeException | Error e) {
-            redis.close();
+            nodes.close();
             throw e;
         }
     }
@@ -182,24 +203,24 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
      */
     public static RedisPageStore open(RedisEndpoint endpoint, String name, RedisStoreOptions options) {
         RedisKeys keys = new RedisKeys(name);
-        UnifiedJedis redis = connect(endpoint, name, options);
+        RedisNodes nodes = connect(endpoint, name, options);
         try {
-            WriterLease lease = WriterLease.acquire(redis, keys, endpoint.toString(), options.leaseTime(),
+            WriterLease lease = WriterLease.acquire(nodes, keys, endpoint.toString(), options.leaseTime(),
                     options.leaseWait());
             try {
-                return new RedisPageStore(redis, keys, endpoint.toString(), lease, options);
+                return new RedisPageStore(nodes, keys, endpoint.toString(), lease, options);
             } catch (RuntimeException | Error e) {
                 lease.close();
                 throw e;
             }
         } catch (RuntimeException | Error e) {
-            redis.close();
+            nodes.close();
             throw e;
         }
     }
 
     /** A client of {@code endpoint}; a cluster's is made by asking a seed for the slots, which may fail. */
-    private static UnifiedJedis connect(RedisEndpoint endpoint, String name, RedisStoreOptions options) {
+    private static RedisNodes connect(RedisEndpoint endpoint, String name, RedisStoreOptions options) {
         try {
             return endpoint.connect(options.commandTimeout());
         } catch (JedisException e) {
@@ -233,15 +254,40 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
     }
 
     private void reserve(long target) {
-        try {
-            redis.eval(RESERVE, List.of(keys.meta, keys.lease), List.of(lease.token(),
-                    RedisKeys.bytes(Long.toString(target)), RedisKeys.bytes(Integer.toString(pageSize))));
-        } catch (JedisDataException e) {
-            throw leaseError(e);
-        } catch (JedisException e) {
-            throw failure("reserve pages up to " + target + " in " + RedisKeys.text(keys.meta), e);
-        }
+        String what = "reserve pages up to " + target + " in " + RedisKeys.text(keys.meta);
+        // Raising the reserved count to a target is the same however often it is done.
+        riding(what, () -> {
+            try {
+                redis.eval(RESERVE, List.of(keys.meta, keys.lease), List.of(lease.token(),
+                        RedisKeys.bytes(Long.toString(target)), RedisKeys.bytes(Integer.toString(pageSize))));
+            } catch (JedisDataException e) {
+                throw leaseError(e, what, keys.meta);
+            } catch (JedisException e) {
+                throw failure(what, keys.meta, e);
+            }
+        });
         reserved = target;
+    }
+
+    /**
+     * Runs {@code action}, again while a node is away ({@link FailoverWait}); a writer stops
+     * trying once its lease is gone. A Jedis exception is reported as {@code what} failed.
+     */
+    private void riding(String what, Runnable action) {
+        failover.call(() -> {
+            try {
+                action.run();
+                return null;
+            } catch (JedisException e) {
+                // From a pipeline's command: a cluster pipeline connects to a node as a command for it is queued.
+                throw failure(what, null, e);
+            }
+        }, () -> {
+            checkOpen();
+            if (lease != null) {
+                lease.check();
+            }
+        });
     }
 
     @Override
@@ -308,8 +354,16 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
             }
             checkOpen();
             byte[] key = keys.page(pageNo);
-            byte[] bytes = call("read page " + pageNo + " (key " + RedisKeys.text(key) + ")", () -> redis.get(key));
-            return bytes == null ? local.take(pageNo, 1, null) : keep(pageNo, bytes);
+            String what = "read page " + pageNo + " (key " + RedisKeys.text(key) + ")";
+            byte[][] read = new byte[1][];
+            riding(what, () -> {
+                try {
+                    read[0] = redis.get(key);
+                } catch (JedisException e) {
+                    throw failure(what, key, e);
+                }
+            });
+            return read[0] == null ? local.take(pageNo, 1, null) : keep(pageNo, read[0]);
         }
     }
 
@@ -581,7 +635,8 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
                         sendFailure);
             }
             try {
-                send(c);
+                // Sending a capture again sends the same pages and meta: a failover may have lost the first try.
+                riding("send pages and switch the meta", () -> send(c));
                 local.sent(c.heads, c.ticket);
             } catch (RuntimeException | Error e) {
                 failSends(e);
@@ -601,57 +656,70 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
         }
     }
 
+    /** Sends a capture: its pages and deletes, then the meta switch, each held by the replicas asked for. */
     private void send(Capture c) {
-        try (Batches batches = new Batches("send pages")) {
+        try (Batches batches = new Batches("send pages", syncReplicas)) {
             long at = c.memory;
             for (int i = 0; i < c.heads.size(); i++) {
                 byte[] value = new byte[(int) c.lengths.getLong(i)];
                 UNSAFE.copyMemory(null, at, value, UNSAFE.arrayBaseOffset(byte[].class), value.length);
                 at += value.length;
-                batches.queue(batches.pipeline.set(keys.page(c.heads.getLong(i)), value));
+                byte[] key = keys.page(c.heads.getLong(i));
+                batches.queue(key, batches.pipeline.set(key, value));
             }
             for (int i = 0; i < c.deletes.size(); i++) {
-                batches.queue(batches.pipeline.del(keys.page(c.deletes.getLong(i))));
+                byte[] key = keys.page(c.deletes.getLong(i));
+                batches.queue(key, batches.pipeline.del(key));
             }
-        } catch (JedisException e) {
-            throw failure("send pages", e);
         }
         if (c.publish.isEmpty()) {
             return;
         }
-        try {
-            redis.eval(PUBLISH, List.of(keys.meta, keys.lease), c.publish);
-        } catch (JedisDataException e) {
-            throw leaseError(e);
-        } catch (JedisException e) {
-            throw failure("switch the meta hash " + RedisKeys.text(keys.meta), e);
+        // On the connection of the WAIT that follows it, which covers only that connection's writes.
+        try (Batches batches = new Batches("switch the meta hash " + RedisKeys.text(keys.meta), syncReplicas)) {
+            batches.queue(keys.meta, batches.pipeline.eval(PUBLISH, List.of(keys.meta, keys.lease), c.publish));
         }
     }
 
     /** Deletes the pages from {@code from} to {@code to}, pipelined. */
     private void deletePages(long from, long to) {
-        try (Batches batches = new Batches("delete unpublished pages")) {
-            for (long p = from; p < to; p++) {
-                batches.queue(batches.pipeline.del(keys.page(p)));
+        riding("delete unpublished pages", () -> {
+            try (Batches batches = new Batches("delete unpublished pages", 0)) {
+                for (long p = from; p < to; p++) {
+                    byte[] key = keys.page(p);
+                    batches.queue(key, batches.pipeline.del(key));
+                }
             }
-        } catch (JedisException e) {
-            throw failure("delete unpublished pages", e);
-        }
+        });
     }
 
-    /** Pipelined commands, sent in rounds of {@link #BATCH}; every reply is checked. */
+    /**
+     * Pipelined commands, sent in rounds of {@link #BATCH}; every reply is checked, and a failure
+     * names the node of the key it was for. With replicas asked for, closing sends a {@code WAIT}
+     * to each node written to, on the pipeline's connection to it, and checks that enough
+     * replicas hold what that connection wrote.
+     */
     private final class Batches implements AutoCloseable {
         final AbstractPipeline pipeline;
         private final String what;
+        private final int replicas;
         private final List<Response<?>> replies = new ArrayList<>();
+        private final List<byte[]> replyKeys = new ArrayList<>();
+        /** One key written on each node, by node, for its WAIT. */
+        private final Map<HostAndPort, byte[]> written = new LinkedHashMap<>();
 
-        Batches(String what) {
+        Batches(String what, int replicas) {
             this.what = what;
+            this.replicas = replicas;
             this.pipeline = call(what, redis::pipelined);
         }
 
-        void queue(Response<?> reply) {
+        void queue(byte[] key, Response<?> reply) {
+            if (replicas > 0) {
+                written.putIfAbsent(nodes.nodeOf(key), key);
+            }
             replies.add(reply);
+            replyKeys.add(key);
             if (replies.size() == BATCH) {
                 flush();
             }
@@ -660,28 +728,50 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
         private void flush() {
             try {
                 pipeline.sync();
-                for (Response<?> reply : replies) {
-                    reply.get();
+            } catch (JedisException | IllegalStateException e) {
+                throw failure(what, null, e);
+            }
+            for (int i = 0; i < replies.size(); i++) {
+                try {
+                    replies.get(i).get();
+                } catch (JedisDataException e) {
+                    throw leaseError(e, what, replyKeys.get(i));
+                } catch (JedisException | IllegalStateException e) {
+                    // A cluster pipeline leaves the replies of a node it lost unset (IllegalStateException).
+                    throw failure(what, replyKeys.get(i), e);
                 }
-            } catch (JedisException e) {
-                throw failure(what, e);
-            } catch (IllegalStateException e) {
-                // A cluster pipeline leaves the replies of a node it lost unset.
-                throw new StorageException("cannot " + what + " of store '" + keys.name + "' on " + where
-                        + ": a node did not answer (" + e.getMessage() + ")", e);
             }
             replies.clear();
+            replyKeys.clear();
         }
 
+        /** Sends what is queued and, with replicas asked for, waits for them. */
         @Override
         public void close() {
             try {
+                List<Response<Long>> waits = new ArrayList<>();
+                for (byte[] key : written.values()) {
+                    Response<Long> wait = pipeline.executeCommand(COMMANDS.waitReplicas(key, replicas, replicaTimeoutMillis));
+                    waits.add(wait);
+                    replies.add(wait);
+                    replyKeys.add(key);
+                }
                 flush();
+                int i = 0;
+                for (Map.Entry<HostAndPort, byte[]> node : written.entrySet()) {
+                    long held = waits.get(i++).get();
+                    if (held < replicas) {
+                        throw new RedisUnavailableException("cannot " + what + " of store '" + keys.name + "' on " + where
+                                + ": " + held + " of the " + replicas + " replicas asked for acknowledged the writes to "
+                                + node.getKey() + " within " + replicaTimeoutMillis + " ms", String.valueOf(node.getKey()),
+                                null);
+                    }
+                }
             } finally {
                 try {
                     pipeline.close();
-                } catch (JedisException e) {
-                    // The replies were checked; a failure to close the pipeline loses nothing.
+                } catch (RuntimeException e) {
+                    // The replies were checked, or a failure is on its way: closing loses nothing, and hides nothing.
                 }
             }
         }
@@ -697,7 +787,8 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
         UNSAFE.copyMemory(bytes, UNSAFE.arrayBaseOffset(byte[].class), null, address, pageSize);
     }
 
-    private RuntimeException leaseError(JedisDataException e) {
+    /** {@code e} as a lost lease if a script refused to run for want of it, else as a failure to {@code what} {@code key}. */
+    private RuntimeException leaseError(JedisDataException e, String what, byte[] key) {
         String message = e.getMessage();
         if (message != null && message.startsWith(LEASE_ERROR)) {
             lease.markLost("Redis refused a commit: " + message.substring(LEASE_ERROR.length()).trim());
@@ -708,11 +799,13 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
                 return lost;
             }
         }
-        return failure("run a script on " + RedisKeys.text(keys.meta), e);
+        return failure(what, key, e);
     }
 
-    private StorageException failure(String what, JedisException e) {
-        return RedisFailures.of(what, keys.name, where, e);
+    /** {@code e}, met trying to {@code what}, as the exception to throw; {@code key}'s node is named if known. */
+    private StorageException failure(String what, byte[] key, RuntimeException e) {
+        HostAndPort node = key == null ? null : nodes.nodeOf(key);
+        return RedisFailures.of(what, keys.name, where, node == null ? null : node.toString(), e);
     }
 
     private CorruptionException damaged(String what) {
@@ -737,7 +830,7 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
         try {
             return command.get();
         } catch (JedisException e) {
-            throw failure(what, e);
+            throw failure(what, null, e);
         }
     }
 
@@ -759,9 +852,9 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
                     doomed.add(RedisKeys.bytes(key));
                 }
             }
-            try (Batches batches = new Batches("sweep page keys")) {
+            try (Batches batches = new Batches("sweep page keys", 0)) {
                 for (byte[] key : doomed) {
-                    batches.queue(batches.pipeline.del(key));
+                    batches.queue(key, batches.pipeline.del(key));
                 }
             }
             swept += doomed.size();
@@ -772,7 +865,7 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
             return false;
         } catch (JedisException e) {
             sweeping = null;
-            throw failure("sweep page keys", e);
+            throw failure("sweep page keys", null, e);
         } catch (StorageException e) {
             sweeping = null;
             throw e;
@@ -867,7 +960,7 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
             }
             registrations.close();
         } finally {
-            redis.close();
+            nodes.close();
         }
     }
 }

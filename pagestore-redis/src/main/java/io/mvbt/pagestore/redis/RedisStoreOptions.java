@@ -10,7 +10,8 @@ import io.mvbt.pagestore.PageStore;
  *
  * <p>Defaults: 4096-byte pages (for a new store), a 10 second writer lease, no wait for another
  * writer's lease, a 5 second timeout per Redis command, a 10 second registration for readers
- * on other hosts, and 1 GiB of local memory for pages.
+ * on other hosts, 1 GiB of local memory for pages, no replica acknowledgement, and 20 seconds
+ * to ride through a failover.
  */
 public final class RedisStoreOptions {
     private final int pageSize;
@@ -19,20 +20,26 @@ public final class RedisStoreOptions {
     private final Duration commandTimeout;
     private final Duration readerLease;
     private final long cacheBytes;
+    private final int syncReplicas;
+    private final Duration replicaTimeout;
+    private final Duration failoverWait;
 
     private RedisStoreOptions(int pageSize, Duration leaseTime, Duration leaseWait, Duration commandTimeout,
-            Duration readerLease, long cacheBytes) {
+            Duration readerLease, long cacheBytes, int syncReplicas, Duration replicaTimeout, Duration failoverWait) {
         this.pageSize = pageSize;
         this.leaseTime = leaseTime;
         this.leaseWait = leaseWait;
         this.commandTimeout = commandTimeout;
         this.readerLease = readerLease;
         this.cacheBytes = cacheBytes;
+        this.syncReplicas = syncReplicas;
+        this.replicaTimeout = replicaTimeout;
+        this.failoverWait = failoverWait;
     }
 
     public static RedisStoreOptions defaults() {
         return new RedisStoreOptions(4096, Duration.ofSeconds(10), Duration.ZERO, Duration.ofSeconds(5),
-                Duration.ofSeconds(10), 1L << 30);
+                Duration.ofSeconds(10), 1L << 30, 0, Duration.ofSeconds(1), Duration.ofSeconds(20));
     }
 
     /** Page size of a store created with these options; an existing store keeps its own. */
@@ -41,7 +48,8 @@ public final class RedisStoreOptions {
             throw new IllegalArgumentException("page size must be a power of two from " + PageStore.MIN_PAGE_SIZE
                     + " to " + PageStore.MAX_PAGE_SIZE + ", not " + pageSize);
         }
-        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes);
+        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes, syncReplicas,
+                replicaTimeout, failoverWait);
     }
 
     /**
@@ -52,7 +60,8 @@ public final class RedisStoreOptions {
         if (leaseTime.toMillis() < 300) {
             throw new IllegalArgumentException("a lease time below 300 ms leaves no time to refresh it: " + leaseTime);
         }
-        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes);
+        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes, syncReplicas,
+                replicaTimeout, failoverWait);
     }
 
     /** How long opening waits for another writer's lease to end before it fails. */
@@ -60,7 +69,8 @@ public final class RedisStoreOptions {
         if (leaseWait.isNegative()) {
             throw new IllegalArgumentException("negative lease wait: " + leaseWait);
         }
-        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes);
+        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes, syncReplicas,
+                replicaTimeout, failoverWait);
     }
 
     /** How long one Redis command may take before it fails (an unreachable node fails after this). */
@@ -68,7 +78,8 @@ public final class RedisStoreOptions {
         if (commandTimeout.toMillis() < 1) {
             throw new IllegalArgumentException("command timeout below 1 ms: " + commandTimeout);
         }
-        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes);
+        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes, syncReplicas,
+                replicaTimeout, failoverWait);
     }
 
 
@@ -80,7 +91,8 @@ public final class RedisStoreOptions {
         if (readerLease.toMillis() < 300) {
             throw new IllegalArgumentException("a reader lease below 300 ms leaves no time to refresh it: " + readerLease);
         }
-        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes);
+        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes, syncReplicas,
+                replicaTimeout, failoverWait);
     }
 
     /**
@@ -94,7 +106,54 @@ public final class RedisStoreOptions {
         if (cacheBytes < (256 << 10)) {
             throw new IllegalArgumentException("a page cache below 256 KiB: " + cacheBytes + " bytes");
         }
-        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes);
+        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes, syncReplicas,
+                replicaTimeout, failoverWait);
+    }
+
+    /**
+     * How many replicas of each Redis primary written to must hold a sync's pages and its meta
+     * before the sync returns ({@code WAIT count} after the pages and after the meta switch, on
+     * the connections that sent them), and how long each {@code WAIT} may take. With 0 (the
+     * default) a sync returns once the primaries have the writes, and a primary lost before its
+     * replicas copied them loses them (docs/redis.md, "Durability with replicas"). A shortfall
+     * counts as a node away: the sync tries again until {@link #failoverWait} has passed.
+     */
+    public RedisStoreOptions syncReplicas(int count, Duration timeout) {
+        if (count < 0) {
+            throw new IllegalArgumentException("negative replica count: " + count);
+        }
+        if (timeout.toMillis() < 1) {
+            throw new IllegalArgumentException("a replica timeout below 1 ms: " + timeout);
+        }
+        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes, count,
+                timeout, failoverWait);
+    }
+
+    /**
+     * How long a sync keeps trying when a Redis node goes away or answers that it cannot serve
+     * (a failover under way: its replica is promoted within the cluster's node timeout, 15 s by
+     * default) before it fails and the store must be reopened. Safe to retry: pages are never
+     * written twice with different contents and the meta switch checks the lease. Zero fails at
+     * the first error.
+     */
+    public RedisStoreOptions failoverWait(Duration failoverWait) {
+        if (failoverWait.isNegative()) {
+            throw new IllegalArgumentException("negative failover wait: " + failoverWait);
+        }
+        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes,
+                syncReplicas, replicaTimeout, failoverWait);
+    }
+
+    public int syncReplicas() {
+        return syncReplicas;
+    }
+
+    public Duration replicaTimeout() {
+        return replicaTimeout;
+    }
+
+    public Duration failoverWait() {
+        return failoverWait;
     }
 
     public long cacheBytes() {

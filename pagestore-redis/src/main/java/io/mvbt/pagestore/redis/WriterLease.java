@@ -6,6 +6,8 @@ import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 
+import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.params.SetParams;
@@ -24,6 +26,10 @@ final class WriterLease implements AutoCloseable {
     private static final byte[] RELEASE = RedisKeys.bytes(
             "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) return 1 end return 0");
 
+    /** How soon a refresh that failed is tried again. */
+    private static final long RETRY_NANOS = 100_000_000L;
+
+    private final RedisNodes nodes;
     private final UnifiedJedis redis;
     private final RedisKeys keys;
     private final String where;
@@ -36,8 +42,9 @@ final class WriterLease implements AutoCloseable {
     private volatile String lost;
     private volatile boolean closed;
 
-    private WriterLease(UnifiedJedis redis, RedisKeys keys, String where, Duration leaseTime, byte[] token, long validUntil) {
-        this.redis = redis;
+    private WriterLease(RedisNodes nodes, RedisKeys keys, String where, Duration leaseTime, byte[] token, long validUntil) {
+        this.nodes = nodes;
+        this.redis = nodes.client;
         this.keys = keys;
         this.where = where;
         this.leaseNanos = leaseTime.toNanos();
@@ -53,7 +60,8 @@ final class WriterLease implements AutoCloseable {
      *
      * @throws StoreLockedException if another writer still holds it after the wait
      */
-    static WriterLease acquire(UnifiedJedis redis, RedisKeys keys, String where, Duration leaseTime, Duration wait) {
+    static WriterLease acquire(RedisNodes nodes, RedisKeys keys, String where, Duration leaseTime, Duration wait) {
+        UnifiedJedis redis = nodes.client;
         byte[] random = new byte[16];
         new SecureRandom().nextBytes(random);
         byte[] token = RedisKeys.bytes(ProcessHandle.current().pid() + "@" + hostName() + "/"
@@ -67,7 +75,7 @@ final class WriterLease implements AutoCloseable {
             try {
                 reply = redis.set(keys.lease, token, SetParams.setParams().nx().px(leaseTime.toMillis()));
                 if ("OK".equals(reply)) {
-                    return new WriterLease(redis, keys, where, leaseTime, token, sent + leaseTime.toNanos());
+                    return new WriterLease(nodes, keys, where, leaseTime, token, sent + leaseTime.toNanos());
                 }
                 holder = redis.get(keys.lease);
                 ttl = redis.pttl(keys.lease);
@@ -109,9 +117,10 @@ final class WriterLease implements AutoCloseable {
 
     private void refreshLoop() {
         long period = leaseNanos / 3;
+        long pause = period;
         while (!closed && lost == null) {
             try {
-                Thread.sleep(period / 1_000_000, (int) (period % 1_000_000));
+                Thread.sleep(pause / 1_000_000, (int) (pause % 1_000_000));
             } catch (InterruptedException e) {
                 return;
             }
@@ -119,16 +128,23 @@ final class WriterLease implements AutoCloseable {
                 return;
             }
             long sent = System.nanoTime();
-            try {
-                Object held = redis.eval(REFRESH, List.of(keys.lease),
+            try (AbstractPipeline once = redis.pipelined()) {
+                // A pipeline, which fails at once where the client would retry for seconds: this loop retries sooner.
+                Response<Object> reply = once.eval(REFRESH, List.of(keys.lease),
                         List.of(token, RedisKeys.bytes(Long.toString(leaseNanos / 1_000_000))));
+                once.sync();
+                Object held = reply.get();
                 if (Long.valueOf(1).equals(held)) {
                     validUntil = sent + leaseNanos;
+                    pause = period;
                 } else {
                     markLost("another writer took it over, or it expired before a refresh reached Redis");
                 }
-            } catch (JedisException e) {
-                // Redis unreachable: try again; the lease runs out on both sides if this goes on.
+            } catch (JedisException | IllegalStateException e) {
+                // Redis unreachable, a failover perhaps: try again soon, so that the promoted replica
+                // hears from this writer before the lease it copied runs out.
+                pause = Math.min(period, RETRY_NANOS);
+                nodes.refresh();
             }
         }
     }

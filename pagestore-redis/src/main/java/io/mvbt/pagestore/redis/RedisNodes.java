@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.mvbt.pagestore.redis;
+
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.providers.ClusterConnectionProvider;
+import redis.clients.jedis.util.JedisClusterCRC16;
+
+/**
+ * A client and which node serves a key through it: the one server, or the master a cluster's
+ * slot map names (learned again after a failover with {@link #refresh}). A cluster pipeline sends
+ * every command for one node on one connection, so knowing the node of each key is how a
+ * {@code WAIT} is made to follow the writes it must cover.
+ */
+final class RedisNodes implements AutoCloseable {
+    final UnifiedJedis client;
+    private final ClusterConnectionProvider cluster;
+    private final HostAndPort single;
+
+    private RedisNodes(UnifiedJedis client, ClusterConnectionProvider cluster, HostAndPort single) {
+        this.client = client;
+        this.cluster = cluster;
+        this.single = single;
+    }
+
+    static RedisNodes single(UnifiedJedis client, HostAndPort node) {
+        return new RedisNodes(client, null, node);
+    }
+
+    static RedisNodes cluster(UnifiedJedis client, ClusterConnectionProvider provider) {
+        return new RedisNodes(client, provider, null);
+    }
+
+    /** The node serving {@code key} as far as this client knows (null if a cluster's slot has none now). */
+    HostAndPort nodeOf(byte[] key) {
+        return cluster == null ? single : cluster.getNode(JedisClusterCRC16.getSlot(key));
+    }
+
+    /** Asks the cluster again which master serves which slot (a failover moved some); best effort. */
+    void refresh() {
+        if (cluster != null) {
+            try {
+                cluster.renewSlotCache();
+            } catch (RuntimeException e) {
+                // No node answered yet: the next attempt asks again.
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        client.close();
+    }
+}
