@@ -3,13 +3,17 @@ package io.mvbt.revisions;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.mvbt.MvbtException;
 import io.mvbt.pagestore.redis.RedisAccessException;
 import io.mvbt.pagestore.redis.RedisEndpoint;
 import io.mvbt.pagestore.redis.RedisPageStore;
 import io.mvbt.pagestore.redis.RedisStoreOptions;
+import io.mvbt.pagestore.redis.RedisUnavailableException;
+import io.mvbt.pagestore.redis.SealingKeys;
 import io.mvbt.testkit.RedisServers;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -33,9 +37,9 @@ class RedisAccessTest {
     private static final String ODD = "p@ss:w/rd%+1?#";
     /** The rules of docs/redis.md, for stores "a" and "b" (Redis 7.0 has no CLIENT SETINFO to allow). */
     private static final String WRITER_COMMANDS = " resetchannels -@all +eval +get +set +del +pttl +pexpire +scan +hget"
-            + " +hgetall +hset +hsetnx +hincrby +hdel +time +ping +asking +client|setname +cluster|slots";
+            + " +hgetall +hset +hsetnx +hincrby +hdel +time +wait +ping +asking +client|setname +cluster|slots";
     private static final String READER_COMMANDS = " resetchannels -@all +eval +get +hget +hgetall +hexists +exists"
-            + " +hset +hdel +time +ping +asking +client|setname +cluster|slots";
+            + " +hset +hdel +time +wait +ping +asking +client|setname +cluster|slots";
     private static final String ACL = String.join("\n",
             "user default off",
             "user admin on >admin-secret ~* &* +@all",
@@ -44,6 +48,7 @@ class RedisAccessTest {
                     + READER_COMMANDS,
             "user writer-b on >" + WRITER_B + " resetkeys ~mvbt:b:p:* ~{mvbt:b}:*" + WRITER_COMMANDS,
             "user odd on >" + ODD + " resetkeys ~mvbt:odd:p:* ~{mvbt:odd}:*" + WRITER_COMMANDS,
+            "user writer-s on >" + WRITER_B + " resetkeys ~mvbt:s:p:* ~{mvbt:s}:*" + WRITER_COMMANDS,
             "");
 
     @TempDir
@@ -132,6 +137,30 @@ class RedisAccessTest {
         try (Store store = writer(RedisEndpoint.parse("redis://odd:" + encoded + "@" + acl.address()), "odd")) {
             fill(store, 0, 5);
             assertEquals(5, count(store), "a percent-encoded password reaches Redis decoded");
+        }
+    }
+
+    /** Sealing (its salt and nonce scripts) and WAIT are within the writer's rules. */
+    @Test
+    void aSealedStoreWaitingForReplicasWorksUnderTheWritersRules() {
+        SealingKeys keys = SealingKeys.of("k", new javax.crypto.spec.SecretKeySpec(new byte[16], "AES"));
+        RedisStoreOptions sealed = options().sealWith(keys);
+        try (Store store = Store.open(RedisPageStore.open(as(acl, "writer-s", WRITER_B), "s", sealed),
+                StoreOptions.defaults().durability(Durability.SYNC))) {
+            fill(store, 0, 200);
+        }
+        try (Store store = Store.open(RedisPageStore.open(as(acl, "writer-s", WRITER_B), "s", sealed),
+                StoreOptions.defaults().durability(Durability.SYNC))) {
+            assertEquals(200, count(store));
+        }
+        // The server has no replica: WAIT is allowed and answers 0, so the sync fails for want of one, not of rights.
+        RedisStoreOptions waiting = sealed.syncReplicas(1, Duration.ofMillis(50)).failoverWait(Duration.ZERO);
+        try (Store store = Store.open(RedisPageStore.open(as(acl, "writer-s", WRITER_B), "s", waiting),
+                StoreOptions.defaults().durability(Durability.SYNC))) {
+            MvbtException e = assertThrows(MvbtException.class, () -> fill(store, 200, 210));
+            assertInstanceOf(RedisUnavailableException.class, e.getCause(), e.toString());
+        } catch (MvbtException closing) {
+            // The failed store reports its failure at close.
         }
     }
 

@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
+import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisException;
 
@@ -79,6 +81,9 @@ final class ReaderRegistrations implements AutoCloseable {
     private final RedisKeys keys;
     private final String where;
     private final FailoverWait failover;
+    /** Replicas that must hold a registration before a snapshot relies on it (as a sync waits for them). */
+    private final int replicas;
+    private final long replicaTimeoutMillis;
     private final long lifetimeMillis;
     /** How long a reader waits for the meta hash during a slot migration before it fails. */
     private final long migrationWaitNanos;
@@ -99,9 +104,13 @@ final class ReaderRegistrations implements AutoCloseable {
     // Writer side: the last successful look (at first none, dated long ago).
     private SharedPages.Held lastLook = new SharedPages.Held(new long[0], true, System.nanoTime() - (1L << 62));
 
-    ReaderRegistrations(UnifiedJedis redis, RedisKeys keys, String where, long lifetimeMillis, FailoverWait failover) {
+    ReaderRegistrations(UnifiedJedis redis, RedisKeys keys, String where, RedisStoreOptions options,
+            FailoverWait failover) {
+        long lifetimeMillis = options.readerLease().toMillis();
         this.redis = redis;
         this.failover = failover;
+        this.replicas = options.syncReplicas();
+        this.replicaTimeoutMillis = options.replicaTimeout().toMillis();
         this.keys = keys;
         this.where = where;
         this.lifetimeMillis = lifetimeMillis;
@@ -127,7 +136,7 @@ final class ReaderRegistrations implements AutoCloseable {
         long deadline = System.nanoTime() + migrationWaitNanos;
         while (true) {
             // Repeatable: it writes this reader's own field, and says if the field it expected was gone.
-            List<?> reply = riding("read the meta hash " + RedisKeys.text(keys.meta), () -> (List<?>) redis.eval(READ_META,
+            List<?> reply = riding("read the meta hash " + RedisKeys.text(keys.meta), () -> (List<?>) registering(READ_META,
                     List.of(keys.readers), List.of(RedisKeys.bytes(knownPublications), readerId,
                             RedisKeys.bytes(Long.toString(lifetimeMillis)), RedisKeys.bytes(joined(holding, true)),
                             RedisKeys.bytes(mark ? "1" : "0"), RedisKeys.bytes(expectRegistered()), keys.meta)));
@@ -215,7 +224,7 @@ final class ReaderRegistrations implements AutoCloseable {
      */
     private boolean send(boolean markExpected) {
         Object done = riding("register the snapshots of this reader in " + RedisKeys.text(keys.readers),
-                () -> redis.eval(REGISTER, List.of(keys.readers), List.of(readerId,
+                () -> registering(REGISTER, List.of(keys.readers), List.of(readerId,
                         RedisKeys.bytes(Long.toString(lifetimeMillis)), RedisKeys.bytes(joined(holding, reading)),
                         RedisKeys.bytes(markExpected ? "1" : "0"), RedisKeys.bytes(expectRegistered()))));
         long result = done instanceof Long l ? l : -1;
@@ -289,6 +298,32 @@ final class ReaderRegistrations implements AutoCloseable {
 
     private StorageException failure(String what, JedisException e) {
         return RedisFailures.of(what, keys.name, where, e);
+    }
+
+    /**
+     * Runs a script that writes this reader's field and, with replicas asked for, waits until they
+     * hold it: a registration lost in a failover would let the writer delete pages a snapshot
+     * reads. The wait goes on the connection that sent the script, which is all it covers.
+     */
+    private Object registering(byte[] script, List<byte[]> scriptKeys, List<byte[]> args) {
+        if (replicas == 0) {
+            return redis.eval(script, scriptKeys, args);
+        }
+        try (AbstractPipeline pipeline = redis.pipelined()) {
+            Response<Object> reply = pipeline.eval(script, scriptKeys, args);
+            Response<Long> held = RedisNodes.queueWait(pipeline, scriptKeys.get(0), replicas, replicaTimeoutMillis);
+            pipeline.sync();
+            Object result = reply.get();
+            if (held.get() < replicas) {
+                throw new RedisUnavailableException("cannot register the snapshots of a reader of store '" + keys.name
+                        + "' on " + where + ": " + held.get() + " of the " + replicas
+                        + " replicas asked for acknowledged it within " + replicaTimeoutMillis + " ms", null, null);
+            }
+            return result;
+        } catch (IllegalStateException e) {
+            // A cluster pipeline leaves the replies of a node it lost unset.
+            throw RedisFailures.of("register the snapshots of a reader", keys.name, where, e);
+        }
     }
 
     /** {@code command}'s reply, tried again while a node is away, until the reader closes. */

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.mvbt.pagestore.redis;
 
+import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.CommandObjects;
 import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.RedisProtocol;
+import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.providers.ClusterConnectionProvider;
 import redis.clients.jedis.util.JedisClusterCRC16;
@@ -13,6 +17,9 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * {@code WAIT} is made to follow the writes it must cover.
  */
 final class RedisNodes implements AutoCloseable {
+    /** Makes {@code WAIT} commands routed by a key. */
+    private static final CommandObjects COMMANDS = new CommandObjects(RedisProtocol.RESP2);
+
     final UnifiedJedis client;
     private final ClusterConnectionProvider cluster;
     private final HostAndPort single;
@@ -34,6 +41,15 @@ final class RedisNodes implements AutoCloseable {
     /** The node serving {@code key} as far as this client knows (null if a cluster's slot has none now). */
     HostAndPort nodeOf(byte[] key) {
         return cluster == null ? single : cluster.getNode(JedisClusterCRC16.getSlot(key));
+    }
+
+    /**
+     * Queues on {@code pipeline} a {@code WAIT} for {@code replicas} replicas of the node that
+     * serves {@code key}, on the pipeline's connection to it: it covers what that connection sent
+     * before (and only that). The reply is how many replicas acknowledged within the timeout.
+     */
+    static Response<Long> queueWait(AbstractPipeline pipeline, byte[] key, int replicas, long timeoutMillis) {
+        return pipeline.executeCommand(COMMANDS.waitReplicas(key, replicas, timeoutMillis));
     }
 
     /** Asks the cluster again which master serves which slot (a failover moved some); best effort. */

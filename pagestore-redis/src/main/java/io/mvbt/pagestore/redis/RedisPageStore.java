@@ -13,9 +13,7 @@ import static org.agrona.UnsafeAccess.UNSAFE;
 import org.agrona.collections.LongArrayList;
 import org.agrona.collections.LongHashSet;
 import redis.clients.jedis.AbstractPipeline;
-import redis.clients.jedis.CommandObjects;
 import redis.clients.jedis.HostAndPort;
-import redis.clients.jedis.RedisProtocol;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.ScanIteration;
 import redis.clients.jedis.UnifiedJedis;
@@ -55,14 +53,20 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
             + "local r = tonumber(redis.call('HGET', KEYS[1], 'reserved') or '0') "
             + "if tonumber(ARGV[2]) > r then redis.call('HSET', KEYS[1], 'reserved', ARGV[2]) end "
             + "redis.call('HSETNX', KEYS[1], 'pageSize', ARGV[3]) return 1");
+    /** Takes ARGV[2] more nonces for sealing (the meta's count of them) if the lease holds; returns the new count. */
+    private static final byte[] RESERVE_NONCES = RedisKeys.bytes(CHECK_LEASE
+            + "return redis.call('HINCRBY', KEYS[1], 'sealNonces', ARGV[2])");
+    /** Records ARGV[2] as the store's sealing salt unless it has one, if the lease holds; returns the salt. */
+    private static final byte[] SALT = RedisKeys.bytes(CHECK_LEASE
+            + "redis.call('HSETNX', KEYS[1], 'sealSalt', ARGV[2]) return redis.call('HGET', KEYS[1], 'sealSalt')");
+    /** Nonces a writer reserves at a time. */
+    private static final long NONCE_BLOCK = 1 << 20;
+    private static final byte[] SEAL_KEY = RedisKeys.bytes("sealKey");
     /** Commands per pipelined round trip. */
     private static final int BATCH = 512;
     private static final long MAX_RUN_BYTES = 64L << 20;
     /** Keys a sweep step asks each SCAN for. */
     private static final int SWEEP_BATCH = 1000;
-
-    /** Asks for {@code WAIT}: the replica count and the timeout in milliseconds; filled in per node. */
-    private static final CommandObjects COMMANDS = new CommandObjects(RedisProtocol.RESP2);
 
     private final RedisNodes nodes;
     private final UnifiedJedis redis;
@@ -104,6 +108,11 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
     private final int syncReplicas;
     private final long replicaTimeoutMillis;
     private final FailoverWait failover;
+    /** Seals what is sent and opens what is read; null if the store is not sealed. */
+    private final PageSeals seals;
+    private final Object nonceLock = new Object();
+    private long nonceNext;
+    private long nonceLimit;
 
     private RedisPageStore(RedisNodes nodes, RedisKeys keys, String where, WriterLease lease, RedisStoreOptions options) {
         this.nodes = nodes;
@@ -119,7 +128,7 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
         this.keys = keys;
         this.where = where;
         this.lease = lease;
-        this.registrations = new ReaderRegistrations(redis, keys, where, options.readerLease().toMillis(), failover);
+        this.registrations = new ReaderRegistrations(redis, keys, where, options, failover);
         Map<String, byte[]> fields = fields(call("read the meta hash " + RedisKeys.text(keys.meta),
                 () -> redis.hgetAll(keys.meta)));
         if (lease == null && !fields.containsKey("pageCount")) {
@@ -137,6 +146,7 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
             throw damaged("its page count " + published + " exceeds the pages reserved, " + reservedBefore);
         }
         this.reserved = reservedBefore;
+        this.seals = seals(options.sealingKeys(), fields);
         this.local = new LocalPages(pageSize, options.cacheBytes());
         if (lease == null) {
             // A reader: every page is in Redis.
@@ -156,6 +166,85 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
         }
     }
 
+    /** How this store seals and opens values, as its meta hash says and the options allow; null if unsealed. */
+    private PageSeals seals(SealingKeys sealing, Map<String, byte[]> fields) {
+        byte[] salt = fields.get("sealSalt");
+        if (salt == null && sealing == null) {
+            return null;
+        }
+        if (salt == null && fields.containsKey("pageCount")) {
+            throw new StorageException(describe() + " was made unsealed, and stays so: sealing starts with a new"
+                    + " store (Store.copyTo into one opened with RedisStoreOptions.sealWith)");
+        }
+        if (sealing == null) {
+            throw new StorageException(describe() + " is sealed: open it with RedisStoreOptions.sealWith(keys)");
+        }
+        if (salt == null) {
+            byte[] random = new byte[16];
+            new java.security.SecureRandom().nextBytes(random);
+            salt = (byte[]) leaseScript("record the sealing salt in " + RedisKeys.text(keys.meta), SALT, random);
+        }
+        PageSeals made = new PageSeals(sealing, salt, lease == null ? null : this::nextNonce);
+        try {
+            if (fields.containsKey("sealKey")) {
+                made.requireKey(RedisKeys.text(fields.get("sealKey")));
+            }
+            if (lease != null) {
+                made.currentKeyId();
+            }
+        } catch (IllegalStateException e) {
+            throw new StorageException("cannot open sealed " + describe() + ": " + e.getMessage(), e);
+        }
+        return made;
+    }
+
+    /** A fresh nonce for a seal, from a range reserved in the meta hash under the lease. */
+    private long nextNonce() {
+        synchronized (nonceLock) {
+            if (nonceNext == nonceLimit) {
+                // A try repeated after a lost reply skips a range: never a nonce given twice.
+                long high = (Long) leaseScript("reserve nonces in " + RedisKeys.text(keys.meta), RESERVE_NONCES,
+                        RedisKeys.bytes(Long.toString(NONCE_BLOCK)));
+                nonceNext = high - NONCE_BLOCK;
+                nonceLimit = high;
+            }
+            return nonceNext++;
+        }
+    }
+
+    /** Runs a lease-checked script on the meta hash with {@code argument}, riding through a failover. */
+    private Object leaseScript(String what, byte[] script, byte[] argument) {
+        Object[] reply = new Object[1];
+        riding(what, () -> {
+            try {
+                reply[0] = redis.eval(script, List.of(keys.meta, keys.lease), List.of(lease.token(), argument));
+            } catch (JedisDataException e) {
+                throw leaseError(e, what, keys.meta);
+            }
+        });
+        return reply[0];
+    }
+
+    /** {@code plain} as sent: sealed if the store is. */
+    private byte[] sealed(byte kind, long number, byte[] plain) {
+        return seals == null ? plain : seals.seal(kind, number, plain);
+    }
+
+    /** A value read from Redis, opened if the store is sealed; one that does not open is damage naming it. */
+    private byte[] opened(byte kind, long number, byte[] value) {
+        if (seals == null) {
+            return value;
+        }
+        try {
+            return seals.open(kind, number, value);
+        } catch (PageSeals.Refused e) {
+            String what = kind == PageSeals.PAGE ? "(key " + RedisKeys.text(keys.page(number)) + ")"
+                    : "(meta slot " + number + " in " + RedisKeys.text(keys.meta) + ")";
+            throw new CorruptionException(kind == PageSeals.PAGE ? number : -1, "of sealed store '" + keys.name + "' on "
+                    + where + " " + what + " is refused: " + e.getMessage());
+        }
+    }
+
     private static Map<String, byte[]> fields(Map<byte[], byte[]> meta) {
         Map<String, byte[]> fields = new java.util.HashMap<>();
         meta.forEach((field, value) -> fields.put(RedisKeys.text(field), value));
@@ -165,7 +254,8 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
     /** Copies the meta slots of the meta hash into pages 0 to 3 (zeros for a slot never written). */
     private void copySlots(Map<String, byte[]> fields) {
         for (int slot = 0; slot < META_SLOTS; slot++) {
-            byte[] bytes = fields.get(Integer.toString(slot));
+            byte[] stored = fields.get(Integer.toString(slot));
+            byte[] bytes = stored == null ? null : opened(PageSeals.META, slot, stored);
             if (bytes != null && bytes.length != pageSize) {
                 throw damaged("meta slot " + slot + " holds " + bytes.length + " bytes, not " + pageSize);
             }
@@ -363,7 +453,7 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
                     throw failure(what, key, e);
                 }
             });
-            return read[0] == null ? local.take(pageNo, 1, null) : keep(pageNo, read[0]);
+            return read[0] == null ? local.take(pageNo, 1, null) : keep(pageNo, opened(PageSeals.PAGE, pageNo, read[0]));
         }
     }
 
@@ -404,7 +494,12 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
                 pipeline.sync();
                 for (int i = 0; i < wanted.size(); i++) {
                     byte[] bytes = replies.get(i).get();
-                    // A value that is not whole pages is left for the read that needs it to report.
+                    // A value that does not open or is not whole pages is left for the read that needs it to report.
+                    try {
+                        bytes = bytes == null ? null : opened(PageSeals.PAGE, wanted.get(i), bytes);
+                    } catch (CorruptionException e) {
+                        continue;
+                    }
                     if (bytes != null && wholePages(bytes)) {
                         keep(wanted.get(i), bytes);
                     }
@@ -665,7 +760,7 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
                 UNSAFE.copyMemory(null, at, value, UNSAFE.arrayBaseOffset(byte[].class), value.length);
                 at += value.length;
                 byte[] key = keys.page(c.heads.getLong(i));
-                batches.queue(key, batches.pipeline.set(key, value));
+                batches.queue(key, batches.pipeline.set(key, sealed(PageSeals.PAGE, c.heads.getLong(i), value)));
             }
             for (int i = 0; i < c.deletes.size(); i++) {
                 byte[] key = keys.page(c.deletes.getLong(i));
@@ -675,9 +770,20 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
         if (c.publish.isEmpty()) {
             return;
         }
+        List<byte[]> publish = c.publish;
+        if (seals != null) {
+            // Token, page count and page size go as they are; the meta slots (field, value pairs after them) sealed.
+            publish = new ArrayList<>(c.publish);
+            for (int i = 5; i + 1 < publish.size(); i += 2) {
+                publish.set(i + 1, seals.seal(PageSeals.META, Long.parseLong(RedisKeys.text(publish.get(i))),
+                        publish.get(i + 1)));
+            }
+            publish.add(SEAL_KEY);
+            publish.add(RedisKeys.bytes(seals.currentKeyId()));
+        }
         // On the connection of the WAIT that follows it, which covers only that connection's writes.
         try (Batches batches = new Batches("switch the meta hash " + RedisKeys.text(keys.meta), syncReplicas)) {
-            batches.queue(keys.meta, batches.pipeline.eval(PUBLISH, List.of(keys.meta, keys.lease), c.publish));
+            batches.queue(keys.meta, batches.pipeline.eval(PUBLISH, List.of(keys.meta, keys.lease), publish));
         }
     }
 
@@ -751,7 +857,7 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
             try {
                 List<Response<Long>> waits = new ArrayList<>();
                 for (byte[] key : written.values()) {
-                    Response<Long> wait = pipeline.executeCommand(COMMANDS.waitReplicas(key, replicas, replicaTimeoutMillis));
+                    Response<Long> wait = RedisNodes.queueWait(pipeline, key, replicas, replicaTimeoutMillis);
                     waits.add(wait);
                     replies.add(wait);
                     replyKeys.add(key);

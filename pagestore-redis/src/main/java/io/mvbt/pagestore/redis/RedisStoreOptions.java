@@ -23,9 +23,11 @@ public final class RedisStoreOptions {
     private final int syncReplicas;
     private final Duration replicaTimeout;
     private final Duration failoverWait;
+    private final SealingKeys sealingKeys;
 
     private RedisStoreOptions(int pageSize, Duration leaseTime, Duration leaseWait, Duration commandTimeout,
-            Duration readerLease, long cacheBytes, int syncReplicas, Duration replicaTimeout, Duration failoverWait) {
+            Duration readerLease, long cacheBytes, int syncReplicas, Duration replicaTimeout, Duration failoverWait,
+            SealingKeys sealingKeys) {
         this.pageSize = pageSize;
         this.leaseTime = leaseTime;
         this.leaseWait = leaseWait;
@@ -35,11 +37,12 @@ public final class RedisStoreOptions {
         this.syncReplicas = syncReplicas;
         this.replicaTimeout = replicaTimeout;
         this.failoverWait = failoverWait;
+        this.sealingKeys = sealingKeys;
     }
 
     public static RedisStoreOptions defaults() {
         return new RedisStoreOptions(4096, Duration.ofSeconds(10), Duration.ZERO, Duration.ofSeconds(5),
-                Duration.ofSeconds(10), 1L << 30, 0, Duration.ofSeconds(1), Duration.ofSeconds(20));
+                Duration.ofSeconds(10), 1L << 30, 0, Duration.ofSeconds(1), Duration.ofSeconds(20), null);
     }
 
     /** Page size of a store created with these options; an existing store keeps its own. */
@@ -49,7 +52,7 @@ public final class RedisStoreOptions {
                     + " to " + PageStore.MAX_PAGE_SIZE + ", not " + pageSize);
         }
         return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes, syncReplicas,
-                replicaTimeout, failoverWait);
+                replicaTimeout, failoverWait, sealingKeys);
     }
 
     /**
@@ -61,7 +64,7 @@ public final class RedisStoreOptions {
             throw new IllegalArgumentException("a lease time below 300 ms leaves no time to refresh it: " + leaseTime);
         }
         return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes, syncReplicas,
-                replicaTimeout, failoverWait);
+                replicaTimeout, failoverWait, sealingKeys);
     }
 
     /** How long opening waits for another writer's lease to end before it fails. */
@@ -70,7 +73,7 @@ public final class RedisStoreOptions {
             throw new IllegalArgumentException("negative lease wait: " + leaseWait);
         }
         return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes, syncReplicas,
-                replicaTimeout, failoverWait);
+                replicaTimeout, failoverWait, sealingKeys);
     }
 
     /** How long one Redis command may take before it fails (an unreachable node fails after this). */
@@ -79,7 +82,7 @@ public final class RedisStoreOptions {
             throw new IllegalArgumentException("command timeout below 1 ms: " + commandTimeout);
         }
         return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes, syncReplicas,
-                replicaTimeout, failoverWait);
+                replicaTimeout, failoverWait, sealingKeys);
     }
 
 
@@ -92,7 +95,7 @@ public final class RedisStoreOptions {
             throw new IllegalArgumentException("a reader lease below 300 ms leaves no time to refresh it: " + readerLease);
         }
         return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes, syncReplicas,
-                replicaTimeout, failoverWait);
+                replicaTimeout, failoverWait, sealingKeys);
     }
 
     /**
@@ -107,7 +110,7 @@ public final class RedisStoreOptions {
             throw new IllegalArgumentException("a page cache below 256 KiB: " + cacheBytes + " bytes");
         }
         return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes, syncReplicas,
-                replicaTimeout, failoverWait);
+                replicaTimeout, failoverWait, sealingKeys);
     }
 
     /**
@@ -126,7 +129,7 @@ public final class RedisStoreOptions {
             throw new IllegalArgumentException("a replica timeout below 1 ms: " + timeout);
         }
         return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes, count,
-                timeout, failoverWait);
+                timeout, failoverWait, sealingKeys);
     }
 
     /**
@@ -141,7 +144,24 @@ public final class RedisStoreOptions {
             throw new IllegalArgumentException("negative failover wait: " + failoverWait);
         }
         return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes,
-                syncReplicas, replicaTimeout, failoverWait);
+                syncReplicas, replicaTimeout, failoverWait, sealingKeys);
+    }
+
+    /**
+     * Seals every page and meta slot the store sends with AES-GCM under {@code keys}: whoever can
+     * read Redis sees ciphertext, and a value altered, moved to another page number or taken from
+     * another store is refused as {@link io.mvbt.CorruptionException}. Only a new store can be
+     * sealed, and a sealed store opens only with keys that hold every key id its values name
+     * (docs/redis.md, "Sealed pages").
+     */
+    public RedisStoreOptions sealWith(SealingKeys keys) {
+        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes,
+                syncReplicas, replicaTimeout, failoverWait, java.util.Objects.requireNonNull(keys));
+    }
+
+    /** The keys pages are sealed with, or null if they are not. */
+    public SealingKeys sealingKeys() {
+        return sealingKeys;
     }
 
     public int syncReplicas() {

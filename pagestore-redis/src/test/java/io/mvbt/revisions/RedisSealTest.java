@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: Apache-2.0
+package io.mvbt.revisions;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import javax.crypto.SecretKey;
+import javax.crypto.spec.SecretKeySpec;
+
+import org.junit.jupiter.api.Test;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.RedisClient;
+
+import io.mvbt.CorruptionException;
+import io.mvbt.MvbtException;
+import io.mvbt.StorageException;
+import io.mvbt.pagestore.redis.RedisEndpoint;
+import io.mvbt.pagestore.redis.RedisPageStore;
+import io.mvbt.pagestore.redis.RedisStoreOptions;
+import io.mvbt.pagestore.redis.SealingKeys;
+
+/**
+ * Sealed pages ({@link RedisStoreOptions#sealWith}) on one Redis server, with an operator's full
+ * access to it: everything sent is ciphertext; a page altered, swapped with another page, copied
+ * from another store sealed with the same key, or opened with the wrong key is refused as
+ * {@link CorruptionException} naming the page, never returned; keys rotate; no nonce repeats.
+ */
+class RedisSealTest extends RedisTestServers {
+    private static final byte[] MARKER = "PLAINTEXT-MARKER".getBytes(StandardCharsets.US_ASCII);
+    private static int names;
+
+    private static SecretKey key(int seed) {
+        byte[] bytes = new byte[32];
+        java.util.Arrays.fill(bytes, (byte) seed);
+        return new SecretKeySpec(bytes, "AES");
+    }
+
+    private static RedisStoreOptions sealed(SealingKeys keys) {
+        return RedisStoreOptions.defaults().sealWith(keys).leaseWait(Duration.ofSeconds(5));
+    }
+
+    private static Store open(String name, RedisStoreOptions options) {
+        return Store.open(RedisPageStore.open(RedisEndpoint.parse(single.address()), name, options),
+                StoreOptions.defaults().durability(Durability.SYNC));
+    }
+
+    private static Store openReader(String name, RedisStoreOptions options) {
+        return Store.open(RedisPageStore.openReader(RedisEndpoint.parse(single.address()), name, options),
+                StoreOptions.defaults());
+    }
+
+    private static byte[] value(int i) {
+        byte[] v = new byte[i % 7 == 0 ? 9000 : 300]; // some values span pages (a run of pages is one value)
+        for (int at = 0; at + MARKER.length <= v.length; at += MARKER.length) {
+            System.arraycopy(MARKER, 0, v, at, MARKER.length);
+        }
+        v[0] = (byte) i;
+        return v;
+    }
+
+    private static void fill(Store store, int from, int to) {
+        try (WriteTxn tx = store.beginWrite()) {
+            Tree t = tx.createTreeIfAbsent("t");
+            for (int i = from; i < to; i++) {
+                tx.put(t, RedisWriterTest.key(i), value(i));
+            }
+            tx.commit();
+        }
+    }
+
+    /** Reads every key back: the values, or the first exception. */
+    private static void readAll(Store store, int count) {
+        try (Snapshot s = store.beginRead()) {
+            for (int i = 0; i < count; i++) {
+                assertArrayEquals(value(i), s.get(store.tree("t"), RedisWriterTest.key(i)), "key " + i);
+            }
+        }
+    }
+
+    private static RedisClient client() {
+        return RedisClient.builder().hostAndPort(HostAndPort.from(single.address())).build();
+    }
+
+    private static List<byte[]> pageKeys(RedisClient redis, String name) {
+        return new ArrayList<>(redis.keys(("mvbt:" + name + ":p:*").getBytes(StandardCharsets.UTF_8)));
+    }
+
+    private static boolean contains(byte[] haystack, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= haystack.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (haystack[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return true;
+        }
+        return false;
+    }
+
+    @Test
+    void whatRedisHoldsIsCiphertextAndReadsBackWhole() {
+        String name = "seal-" + (++names);
+        SealingKeys keys = SealingKeys.of("k1", key(1));
+        try (Store store = open(name, sealed(keys))) {
+            fill(store, 0, 300);
+            readAll(store, 300);
+        }
+        try (RedisClient redis = client()) {
+            List<byte[]> pages = pageKeys(redis, name);
+            assertTrue(pages.size() > 10, "pages: " + pages.size());
+            for (byte[] key : pages) {
+                assertFalse(contains(redis.get(key), MARKER), new String(key, StandardCharsets.UTF_8) + " holds plaintext");
+            }
+            Map<byte[], byte[]> meta = redis.hgetAll(("{mvbt:" + name + "}:meta").getBytes(StandardCharsets.UTF_8));
+            Set<String> fields = new HashSet<>();
+            meta.forEach((field, v) -> fields.add(new String(field, StandardCharsets.UTF_8)));
+            assertTrue(fields.contains("sealSalt") && fields.contains("sealKey"), fields.toString());
+            assertEquals("k1", new String(redis.hget(("{mvbt:" + name + "}:meta").getBytes(StandardCharsets.UTF_8),
+                    "sealKey".getBytes(StandardCharsets.UTF_8)), StandardCharsets.UTF_8));
+        }
+        try (Store again = open(name, sealed(keys)); Store reader = openReader(name, sealed(keys))) {
+            readAll(again, 300);
+            readAll(reader, 300);
+            again.check().throwIfDamaged();
+        }
+    }
+
+    @Test
+    void aPageAlteredSwappedOrFromAnotherStoreIsRefusedNamingIt() {
+        String name = "seal-" + (++names);
+        String other = "seal-" + (++names);
+        SealingKeys keys = SealingKeys.of("k1", key(1));
+        try (Store store = open(name, sealed(keys)); Store second = open(other, sealed(keys))) {
+            fill(store, 0, 300);
+            fill(second, 0, 300);
+        }
+        try (RedisClient redis = client()) {
+            List<byte[]> pages = pageKeys(redis, name);
+            byte[] a = pages.get(0);
+            byte[] b = pages.get(1);
+            byte[] original = redis.get(a);
+            // Altered: one bit of the ciphertext.
+            byte[] altered = original.clone();
+            altered[altered.length / 2] ^= 1;
+            redis.set(a, altered);
+            assertRefused(name, keys, a);
+            // Swapped: another page's value (valid, but sealed for another page number).
+            redis.set(a, redis.get(b));
+            assertRefused(name, keys, a);
+            // From another store sealed with the same key, at the same page number.
+            String sameNumber = new String(a, StandardCharsets.UTF_8).replace("mvbt:" + name + ":", "mvbt:" + other + ":");
+            byte[] foreign = redis.get(sameNumber.getBytes(StandardCharsets.UTF_8));
+            if (foreign != null) {
+                redis.set(a, foreign);
+                assertRefused(name, keys, a);
+            }
+            redis.set(a, original);
+        }
+        try (Store store = openReader(name, sealed(keys))) {
+            readAll(store, 300);
+        }
+    }
+
+    /** A snapshot that reads every page of the store meets page {@code key} and must refuse it, naming it. */
+    private static void assertRefused(String name, SealingKeys keys, byte[] key) {
+        String pageNo = new String(key, StandardCharsets.UTF_8).substring(("mvbt:" + name + ":p:").length());
+        MvbtException e = assertThrows(MvbtException.class, () -> {
+            try (Store store = openReader(name, sealed(keys))) {
+                readAll(store, 300);
+                store.check().throwIfDamaged();
+            }
+        });
+        CorruptionException damage = find(e);
+        assertTrue(damage != null, () -> "no CorruptionException in " + e);
+        assertTrue(damage.getMessage().contains(pageNo) && damage.getMessage().contains("refused"), damage.getMessage());
+    }
+
+    private static CorruptionException find(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof CorruptionException c) {
+                return c;
+            }
+            for (Throwable s : t.getSuppressed()) {
+                CorruptionException c = find(s);
+                if (c != null) {
+                    return c;
+                }
+            }
+        }
+        return null;
+    }
+
+    @Test
+    void theWrongKeyOrNoKeyOrAnUnsealedStoreIsRefusedAtOpen() {
+        String name = "seal-" + (++names);
+        try (Store store = open(name, sealed(SealingKeys.of("k1", key(1))))) {
+            fill(store, 0, 50);
+        }
+        // The same id, another key: the meta slots do not open.
+        MvbtException wrong = assertThrows(MvbtException.class, () -> openReader(name, sealed(SealingKeys.of("k1", key(2)))));
+        assertTrue(find(wrong) != null && find(wrong).getMessage().contains("meta slot"), wrong.toString());
+        // Another id: named.
+        StorageException missing = assertThrows(StorageException.class,
+                () -> openReader(name, sealed(SealingKeys.of("k9", key(1)))));
+        assertTrue(missing.getMessage().contains("'k1'"), missing.getMessage());
+        // No keys.
+        StorageException none = assertThrows(StorageException.class,
+                () -> openReader(name, RedisStoreOptions.defaults()));
+        assertTrue(none.getMessage().contains("sealWith"), none.getMessage());
+        // An unsealed store is not sealed later.
+        String plain = "seal-" + (++names);
+        try (Store store = open(plain, RedisStoreOptions.defaults())) {
+            fill(store, 0, 10);
+        }
+        StorageException unsealed = assertThrows(StorageException.class,
+                () -> open(plain, sealed(SealingKeys.of("k1", key(1)))));
+        assertTrue(unsealed.getMessage().contains("unsealed"), unsealed.getMessage());
+    }
+
+    @Test
+    void keysRotateAndNoNonceRepeatsAcrossWriters() {
+        String name = "seal-" + (++names);
+        SecretKey first = key(1);
+        SecretKey second = key(2);
+        try (Store store = open(name, sealed(SealingKeys.of("k1", first)))) {
+            fill(store, 0, 200);
+        }
+        SealingKeys both = new SealingKeys() {
+            @Override
+            public String currentKeyId() {
+                return "k2";
+            }
+
+            @Override
+            public SecretKey key(String id) {
+                return id.equals("k1") ? first : id.equals("k2") ? second : null;
+            }
+        };
+        try (Store store = open(name, sealed(both))) {
+            fill(store, 200, 400);
+            readAll(store, 400);
+        }
+        try (Store reader = openReader(name, sealed(both))) {
+            readAll(reader, 400);
+        }
+        // The second key alone cannot open the pages the first sealed.
+        assertThrows(MvbtException.class, () -> {
+            try (Store reader = openReader(name, sealed(SealingKeys.of("k2", second)))) {
+                readAll(reader, 400);
+            }
+        });
+        try (RedisClient redis = client()) {
+            Set<String> nonces = new HashSet<>();
+            List<byte[]> values = new ArrayList<>();
+            for (byte[] key : pageKeys(redis, name)) {
+                values.add(redis.get(key));
+            }
+            redis.hgetAll(("{mvbt:" + name + "}:meta").getBytes(StandardCharsets.UTF_8)).forEach((field, v) -> {
+                if (new String(field, StandardCharsets.UTF_8).matches("[0-3]")) {
+                    values.add(v);
+                }
+            });
+            for (byte[] v : values) {
+                int idLength = v[1] & 0xff;
+                String nonce = java.util.HexFormat.of().formatHex(v, 2 + idLength, 2 + idLength + 12);
+                assertTrue(nonces.add(nonce), "nonce " + nonce + " used twice");
+            }
+            assertTrue(values.size() > 20, "values: " + values.size());
+        }
+    }
+}
