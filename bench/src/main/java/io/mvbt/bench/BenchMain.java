@@ -9,7 +9,9 @@ import io.mvbt.bench.directory.DirectoryBench;
  * Entry point of {@code mvbt-bench.jar}: the side-by-side comparison (see {@link BenchOptions#USAGE}),
  * {@code jmh ...} for the JMH microbenchmarks, {@code directory ...} for the directory search
  * benchmark against SQLite (see {@link DirectoryBench}), or {@code redis-readers ...} for reader
- * processes on a store on a Redis Cluster (see {@link io.mvbt.bench.redis.ReaderScaleOut}).
+ * processes on a store on a Redis Cluster (see {@link io.mvbt.bench.redis.ReaderScaleOut}), or
+ * {@code redis-modes ...} for the Redis store's modes beside a file store (see
+ * {@link io.mvbt.bench.redis.RedisModes}).
  */
 public final class BenchMain {
     private BenchMain() {
@@ -22,6 +24,10 @@ public final class BenchMain {
         }
         if (args.length > 0 && args[0].equals("redis-readers")) {
             System.exit(io.mvbt.bench.redis.ReaderScaleOut.main(Arrays.copyOfRange(args, 1, args.length)));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("redis-modes")) {
+            System.exit(io.mvbt.bench.redis.RedisModes.main(Arrays.copyOfRange(args, 1, args.length)));
             return;
         }
         if (args.length > 0 && args[0].equals("directory")) {
