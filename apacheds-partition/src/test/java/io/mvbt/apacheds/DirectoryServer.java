@@ -5,6 +5,7 @@ import java.io.File;
 import java.lang.reflect.Field;
 import java.net.ServerSocket;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantLock;
@@ -21,6 +22,9 @@ import org.apache.directory.server.core.factory.MavibotPartitionFactory;
 import org.apache.directory.server.core.factory.PartitionFactory;
 import org.apache.directory.server.ldap.LdapServer;
 import org.apache.directory.server.protocol.shared.transport.TcpTransport;
+import org.apache.directory.server.protocol.shared.transport.Transport;
+import org.apache.mina.filter.executor.ExecutorFilter;
+import org.apache.mina.filter.executor.UnorderedThreadPoolExecutor;
 
 /**
  * An ApacheDS server on a loopback port with a partition dc=example,dc=com of one kind, built
@@ -162,9 +166,29 @@ final class DirectoryServer implements AutoCloseable {
     @Override
     public void close() throws Exception {
         try {
+            quiesceWorkers();
             ldap.stop();
         } finally {
             service.shutdown();
+        }
+    }
+
+    /**
+     * Stops the LDAP server's worker pools before {@link LdapServer#stop} does. MINA's
+     * {@code UnorderedThreadPoolExecutor.shutdownNow} puts back every exit signal it polls until a
+     * worker takes it, so one signal left over (a worker that ended idle as the pool shut down)
+     * made it spin for ever: a verify run hung there. Shut down first, wait for the workers, then
+     * drop what no worker is left to take.
+     */
+    private void quiesceWorkers() throws InterruptedException {
+        for (Transport transport : ldap.getTransports()) {
+            if (transport.getAcceptor() != null
+                    && transport.getAcceptor().getFilterChain().get("executor") instanceof ExecutorFilter filter
+                    && filter.getExecutor() instanceof UnorderedThreadPoolExecutor pool) {
+                pool.shutdown();
+                pool.awaitTermination(10, TimeUnit.SECONDS);
+                pool.getQueue().clear();
+            }
         }
     }
 }
