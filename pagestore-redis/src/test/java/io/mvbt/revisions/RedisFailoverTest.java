@@ -67,7 +67,8 @@ class RedisFailoverTest {
             Lines reader = null;
             try {
                 writer.awaitCommits(COMMITS_BETWEEN, Duration.ofSeconds(60));
-                reader = new Lines(ChildJvm.start(null, RedisReaderChild.class, endpoint, name, "10000", "prefix", "0"));
+                reader = new Lines(ChildJvm.start(null, RedisReaderChild.class, endpoint, name, "10000", "prefix", "0",
+                        Integer.toString(replicas)));
                 reader.await("prefix ", Duration.ofSeconds(60));
                 long failoverMillis = 0;
                 for (int kill = 0; kill < KILLS; kill++) {

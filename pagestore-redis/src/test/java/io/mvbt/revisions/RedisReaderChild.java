@@ -16,6 +16,7 @@ import io.mvbt.pagestore.redis.RedisStoreOptions;
  * follows a writer that commits key i = value i in order ({@link RedisFailoverWriterChild}) until
  * it is killed: each snapshot must hold keys 0 to n - 1 exactly, for an n that never goes back;
  * it prints "prefix SNAPSHOTS LARGEST-N VIOLATIONS FAILURES FIRST-PROBLEM" every half second
+ * (a sixth argument: how many replicas its registrations wait for)
  * (a failure is an exception, such as a node away; a violation is a wrong snapshot).
  */
 public final class RedisReaderChild {
@@ -23,7 +24,9 @@ public final class RedisReaderChild {
         RedisStoreOptions options = RedisStoreOptions.defaults()
                 .readerLease(Duration.ofMillis(Long.parseLong(args[2])));
         if (args[3].equals("prefix")) {
-            checkPrefixes(RedisEndpoint.parse(args[0]), args[1], options);
+            // Args[5]: the replicas its registrations wait for.
+            checkPrefixes(RedisEndpoint.parse(args[0]), args[1], options.syncReplicas(Integer.parseInt(args[5]),
+                    Duration.ofMillis(500)));
         }
         try (Store store = Store.open(RedisPageStore.openReader(RedisEndpoint.parse(args[0]), args[1], options),
                 StoreOptions.defaults())) {

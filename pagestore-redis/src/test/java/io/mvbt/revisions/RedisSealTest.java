@@ -160,12 +160,12 @@ class RedisSealTest extends RedisTestServers {
             redis.set(a, redis.get(b));
             assertRefused(name, keys, a);
             // From another store sealed with the same key, at the same page number.
+            // (Both stores were written alike, so they have the same page numbers.)
             String sameNumber = new String(a, StandardCharsets.UTF_8).replace("mvbt:" + name + ":", "mvbt:" + other + ":");
             byte[] foreign = redis.get(sameNumber.getBytes(StandardCharsets.UTF_8));
-            if (foreign != null) {
-                redis.set(a, foreign);
-                assertRefused(name, keys, a);
-            }
+            assertTrue(foreign != null, sameNumber);
+            redis.set(a, foreign);
+            assertRefused(name, keys, a);
             redis.set(a, original);
         }
         try (Store store = openReader(name, sealed(keys))) {
@@ -219,6 +219,10 @@ class RedisSealTest extends RedisTestServers {
         StorageException none = assertThrows(StorageException.class,
                 () -> openReader(name, RedisStoreOptions.defaults()));
         assertTrue(none.getMessage().contains("sealWith"), none.getMessage());
+        // A key id that cannot be recorded (over 255 bytes) is refused before anything is sealed with it.
+        StorageException longId = assertThrows(StorageException.class,
+                () -> open("seal-" + (++names), sealed(SealingKeys.of("k".repeat(300), key(1)))));
+        assertTrue(longId.getMessage().contains("1 to 255 bytes"), longId.getMessage());
         // An unsealed store is not sealed later.
         String plain = "seal-" + (++names);
         try (Store store = open(plain, RedisStoreOptions.defaults())) {
@@ -272,12 +276,16 @@ class RedisSealTest extends RedisTestServers {
                     values.add(v);
                 }
             });
+            Set<String> sessions = new HashSet<>();
             for (byte[] v : values) {
+                // After the key id: the writer session's 16-byte id (its own key), then the 12-byte nonce.
                 int idLength = v[1] & 0xff;
-                String nonce = java.util.HexFormat.of().formatHex(v, 2 + idLength, 2 + idLength + 12);
-                assertTrue(nonces.add(nonce), "nonce " + nonce + " used twice");
+                sessions.add(java.util.HexFormat.of().formatHex(v, 2 + idLength, 2 + idLength + 16));
+                String nonce = java.util.HexFormat.of().formatHex(v, 2 + idLength, 2 + idLength + 16 + 12);
+                assertTrue(nonces.add(nonce), "session and nonce " + nonce + " used twice");
             }
             assertTrue(values.size() > 20, "values: " + values.size());
+            assertEquals(2, sessions.size(), "two writer sessions, each with its own key: " + sessions);
         }
     }
 }

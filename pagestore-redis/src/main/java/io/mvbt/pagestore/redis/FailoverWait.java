@@ -24,6 +24,11 @@ final class FailoverWait {
         this.waitNanos = waitNanos;
     }
 
+    /** How long an action keeps trying. */
+    long waitNanos() {
+        return waitNanos;
+    }
+
     /**
      * {@code action}'s result, tried again while a node is away; {@code beforeRetry} runs before
      * each new try and may throw to stop (a writer whose lease is gone, a store closed).
@@ -43,7 +48,13 @@ final class FailoverWait {
                     throw new RedisUnavailableException("gave up after " + waited / 1_000_000 + " ms: " + e.getMessage(),
                             e.node(), e);
                 }
-                beforeRetry.run();
+                try {
+                    beforeRetry.run();
+                } catch (RuntimeException stop) {
+                    // A lease gone while the node was away: say both.
+                    stop.addSuppressed(e);
+                    throw stop;
+                }
                 sleep(Math.min(pause, Math.max(1, (waitNanos - waited) / 1_000_000)));
                 pause = Math.min(pause * 2, LONGEST_PAUSE_MILLIS);
                 nodes.refresh();

@@ -4,9 +4,10 @@ package io.mvbt.pagestore.redis;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
+import java.security.SecureRandom;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.LongSupplier;
+import java.util.concurrent.atomic.AtomicLong;
 
 import javax.crypto.Cipher;
 import javax.crypto.Mac;
@@ -14,59 +15,81 @@ import javax.crypto.SecretKey;
 import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
 
+import io.mvbt.StorageException;
+
 /**
  * Seals the values a store sends to Redis (pages and meta slots) with AES-GCM, and opens them:
  * whoever reads Redis sees ciphertext, and a value altered, moved to another page number or slot,
  * or taken from another store does not open. The layout is in docs/format.md ("Sealed values on
- * Redis"): a version byte, the key id, a 12-byte nonce, the ciphertext and its 16-byte tag.
+ * Redis"): a version byte, the key id, the writer's session id, a 12-byte nonce, the ciphertext
+ * and its 16-byte tag.
  *
- * <p>Each store seals with its own key, derived from the application's key and the store's random
- * salt (HMAC-SHA256), so stores sharing an application key share no nonce space. Nonces are a
- * 64-bit count from ranges the writer reserves in the meta hash under its lease, as page numbers
- * are: no two values of a store are ever sealed with one nonce, whichever writer sealed them.
+ * <p>Each writer session seals with a key of its own, derived (HMAC-SHA256) from the application's
+ * key, the store's random salt and a random 128-bit session id, and counts its nonces from zero in
+ * memory. So no nonce repeats under one key, and that rests on nothing Redis holds: a meta hash
+ * rolled back, a counter reset by whoever can write to Redis, or a write lost in a failover cannot
+ * make a writer reuse one.
  */
 final class PageSeals {
     /** What a value is, bound into its seal. */
     static final byte PAGE = 'P';
     static final byte META = 'M';
     private static final byte VERSION = 'S';
+    private static final int SESSION_BYTES = 16;
     private static final int NONCE_BYTES = 12;
     private static final int TAG_BITS = 128;
     private static final byte[] CONTEXT = "mvbt seal 1".getBytes(StandardCharsets.US_ASCII);
 
     private final SealingKeys keys;
     private final byte[] salt;
-    /** The next nonce (the writer's); null for a reader, which only opens. */
-    private final LongSupplier nonces;
+    /** This writer session's id, fresh at every open. */
+    private final byte[] session = new byte[SESSION_BYTES];
+    /** The next nonce of this session. */
+    private final AtomicLong nonces = new AtomicLong();
+    /** Keys derived, by key id and session id. */
     private final Map<String, SecretKeySpec> derived = new ConcurrentHashMap<>();
     private final ThreadLocal<Cipher> ciphers = ThreadLocal.withInitial(PageSeals::newCipher);
 
-    PageSeals(SealingKeys keys, byte[] salt, LongSupplier nonces) {
+    PageSeals(SealingKeys keys, byte[] salt) {
         this.keys = keys;
         this.salt = salt.clone();
-        this.nonces = nonces;
+        new SecureRandom().nextBytes(session);
     }
 
-    /** The id new values are sealed with, checked to be one the keys have. */
+    /** The store's salt. */
+    byte[] salt() {
+        return salt.clone();
+    }
+
+    /**
+     * The id new values are sealed with, checked to be 1 to 255 bytes of UTF-8 that the keys have.
+     *
+     * @throws StorageException if not
+     */
     String currentKeyId() {
         String id = keys.currentKeyId();
-        derive(id);
+        keyIdBytes(id);
+        derive(id, session);
         return id;
     }
 
-    /** Throws unless the keys have {@code keyId}. */
+    /** Throws {@link StorageException} unless the keys have {@code keyId}. */
     void requireKey(String keyId) {
-        derive(keyId);
+        derive(keyId, session);
     }
 
-    /** {@code plain}, sealed as value {@code number} of kind {@code kind} (PAGE or META). */
+    /**
+     * {@code plain}, sealed as value {@code number} of kind {@code kind} (PAGE or META).
+     *
+     * @throws StorageException if the keys lack the current key, or its id is not 1 to 255 bytes
+     */
     byte[] seal(byte kind, long number, byte[] plain) {
         String keyId = keys.currentKeyId();
-        byte[] id = keyId.getBytes(StandardCharsets.UTF_8);
-        SecretKeySpec key = derive(keyId);
+        byte[] id = keyIdBytes(keyId);
+        SecretKeySpec key = derive(keyId, session);
         byte[] nonce = new byte[NONCE_BYTES];
-        ByteBuffer.wrap(nonce, 4, 8).putLong(nonces.getAsLong());
-        int header = 2 + id.length + NONCE_BYTES;
+        ByteBuffer.wrap(nonce, 4, 8).putLong(nonces.getAndIncrement());
+        int header = 2 + id.length + SESSION_BYTES + NONCE_BYTES;
         try {
             Cipher cipher = ciphers.get();
             cipher.init(Cipher.ENCRYPT_MODE, key, new GCMParameterSpec(TAG_BITS, nonce));
@@ -75,39 +98,45 @@ final class PageSeals {
             sealed[0] = VERSION;
             sealed[1] = (byte) id.length;
             System.arraycopy(id, 0, sealed, 2, id.length);
-            System.arraycopy(nonce, 0, sealed, 2 + id.length, NONCE_BYTES);
+            System.arraycopy(session, 0, sealed, 2 + id.length, SESSION_BYTES);
+            System.arraycopy(nonce, 0, sealed, 2 + id.length + SESSION_BYTES, NONCE_BYTES);
             cipher.doFinal(plain, 0, plain.length, sealed, header);
             return sealed;
         } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("AES-GCM failed to seal: " + e, e);
+            throw new StorageException("AES-GCM failed to seal: " + e, e);
         }
+    }
+
+    private static byte[] keyIdBytes(String keyId) {
+        byte[] id = keyId == null ? new byte[0] : keyId.getBytes(StandardCharsets.UTF_8);
+        if (id.length < 1 || id.length > 255) {
+            throw new StorageException("a sealing key id must be 1 to 255 bytes of UTF-8, not '" + keyId + "'");
+        }
+        return id;
     }
 
     /**
      * The plain value of {@code sealed}, value {@code number} of kind {@code kind}.
      *
      * @throws Refused if it does not open: altered, moved, another store's, or not sealed
+     * @throws StorageException if the keys lack the key it names
      */
     byte[] open(byte kind, long number, byte[] sealed) throws Refused {
         if (sealed.length < 2 || sealed[0] != VERSION) {
             throw new Refused("it is not a sealed value");
         }
         int idLength = sealed[1] & 0xff;
-        int header = 2 + idLength + NONCE_BYTES;
+        int header = 2 + idLength + SESSION_BYTES + NONCE_BYTES;
         if (idLength == 0 || sealed.length < header + TAG_BITS / 8) {
             throw new Refused("its seal is cut short (" + sealed.length + " bytes)");
         }
         String keyId = new String(sealed, 2, idLength, StandardCharsets.UTF_8);
-        SecretKeySpec key;
-        try {
-            key = derive(keyId);
-        } catch (IllegalStateException e) {
-            throw new Refused(e.getMessage());
-        }
+        SecretKeySpec key = derive(keyId, java.util.Arrays.copyOfRange(sealed, 2 + idLength, 2 + idLength + SESSION_BYTES));
         int plainLength = sealed.length - header - TAG_BITS / 8;
         try {
             Cipher cipher = ciphers.get();
-            cipher.init(Cipher.DECRYPT_MODE, key, new GCMParameterSpec(TAG_BITS, sealed, 2 + idLength, NONCE_BYTES));
+            cipher.init(Cipher.DECRYPT_MODE, key, new GCMParameterSpec(TAG_BITS, sealed, 2 + idLength + SESSION_BYTES,
+                    NONCE_BYTES));
             cipher.updateAAD(associated(kind, number, plainLength, java.util.Arrays.copyOfRange(sealed, 2, 2 + idLength)));
             return cipher.doFinal(sealed, header, sealed.length - header);
         } catch (javax.crypto.AEADBadTagException e) {
@@ -124,29 +153,31 @@ final class PageSeals {
                 .putInt(length).put(id).array();
     }
 
-    /** This store's key for the application's key {@code keyId}. */
-    private SecretKeySpec derive(String keyId) {
-        SecretKeySpec known = derived.get(keyId);
+    /** The key of writer session {@code sessionId} of this store, from the application's key {@code keyId}. */
+    private SecretKeySpec derive(String keyId, byte[] sessionId) {
+        String name = keyId + "/" + java.util.HexFormat.of().formatHex(sessionId);
+        SecretKeySpec known = derived.get(name);
         if (known != null) {
             return known;
         }
         SecretKey key = keys.key(keyId);
         if (key == null) {
-            throw new IllegalStateException("the sealing keys have no key '" + keyId + "'");
+            throw new StorageException("the sealing keys have no key '" + keyId + "'");
         }
         byte[] bytes = key.getEncoded();
         if (bytes == null || (bytes.length != 16 && bytes.length != 24 && bytes.length != 32)) {
-            throw new IllegalStateException("key '" + keyId + "' is not 128, 192 or 256 bits of AES key that can be read");
+            throw new StorageException("key '" + keyId + "' is not 128, 192 or 256 bits of AES key that can be read");
         }
         try {
             Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(new SecretKeySpec(bytes, "HmacSHA256"));
             mac.update(CONTEXT);
-            SecretKeySpec storeKey = new SecretKeySpec(mac.doFinal(salt), "AES");
-            derived.put(keyId, storeKey);
-            return storeKey;
+            mac.update(salt);
+            SecretKeySpec sessionKey = new SecretKeySpec(mac.doFinal(sessionId), "AES");
+            derived.put(name, sessionKey);
+            return sessionKey;
         } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("cannot derive the store's key from key '" + keyId + "': " + e, e);
+            throw new StorageException("cannot derive a key from key '" + keyId + "': " + e, e);
         } finally {
             java.util.Arrays.fill(bytes, (byte) 0);
         }

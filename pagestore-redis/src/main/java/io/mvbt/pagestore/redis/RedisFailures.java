@@ -59,6 +59,9 @@ final class RedisFailures {
                     || t instanceof IllegalStateException && m.contains("close pipeline")) {
                 return true;
             }
+            if (m.contains("WAIT cannot be used with replica")) {
+                return true; // a master just demoted: the slot map is behind
+            }
             for (String code : TRANSIENT_CODES) {
                 if (m.startsWith(code)) {
                     return true;

@@ -53,15 +53,12 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
             + "local r = tonumber(redis.call('HGET', KEYS[1], 'reserved') or '0') "
             + "if tonumber(ARGV[2]) > r then redis.call('HSET', KEYS[1], 'reserved', ARGV[2]) end "
             + "redis.call('HSETNX', KEYS[1], 'pageSize', ARGV[3]) return 1");
-    /** Takes ARGV[2] more nonces for sealing (the meta's count of them) if the lease holds; returns the new count. */
-    private static final byte[] RESERVE_NONCES = RedisKeys.bytes(CHECK_LEASE
-            + "return redis.call('HINCRBY', KEYS[1], 'sealNonces', ARGV[2])");
     /** Records ARGV[2] as the store's sealing salt unless it has one, if the lease holds; returns the salt. */
     private static final byte[] SALT = RedisKeys.bytes(CHECK_LEASE
             + "redis.call('HSETNX', KEYS[1], 'sealSalt', ARGV[2]) return redis.call('HGET', KEYS[1], 'sealSalt')");
-    /** Nonces a writer reserves at a time. */
-    private static final long NONCE_BLOCK = 1 << 20;
     private static final byte[] SEAL_KEY = RedisKeys.bytes("sealKey");
+    private static final byte[] SEAL_SALT = RedisKeys.bytes("sealSalt");
+    private static final byte[] RESERVED = RedisKeys.bytes("reserved");
     /** Commands per pipelined round trip. */
     private static final int BATCH = 512;
     private static final long MAX_RUN_BYTES = 64L << 20;
@@ -83,7 +80,10 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
     private String publications;
     private volatile long pageCount;
     /** Page numbers reserved in Redis for this writer to write: all below this. */
-    private long reserved;
+    private volatile long reserved;
+    /** The last reservation that failed for want of a node, and when: others fail at once for a failover wait. */
+    private RedisUnavailableException reserveFailure;
+    private long reserveFailedAt;
     private final Object dirtyLock = new Object();
     /** Runs written since the last sync (page, count), to be sent. */
     private LongArrayList dirty = new LongArrayList();
@@ -110,9 +110,6 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
     private final FailoverWait failover;
     /** Seals what is sent and opens what is read; null if the store is not sealed. */
     private final PageSeals seals;
-    private final Object nonceLock = new Object();
-    private long nonceNext;
-    private long nonceLimit;
 
     private RedisPageStore(RedisNodes nodes, RedisKeys keys, String where, WriterLease lease, RedisStoreOptions options) {
         this.nodes = nodes;
@@ -182,9 +179,10 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
         if (salt == null) {
             byte[] random = new byte[16];
             new java.security.SecureRandom().nextBytes(random);
-            salt = (byte[]) leaseScript("record the sealing salt in " + RedisKeys.text(keys.meta), SALT, random);
+            // Every meta switch sets it again, so a failover that lost this write loses nothing.
+            salt = (byte[]) leaseScript("record the sealing salt in " + RedisKeys.text(keys.meta), SALT, List.of(random));
         }
-        PageSeals made = new PageSeals(sealing, salt, lease == null ? null : this::nextNonce);
+        PageSeals made = new PageSeals(sealing, salt);
         try {
             if (fields.containsKey("sealKey")) {
                 made.requireKey(RedisKeys.text(fields.get("sealKey")));
@@ -192,34 +190,27 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
             if (lease != null) {
                 made.currentKeyId();
             }
-        } catch (IllegalStateException e) {
+        } catch (StorageException e) {
             throw new StorageException("cannot open sealed " + describe() + ": " + e.getMessage(), e);
         }
         return made;
     }
 
-    /** A fresh nonce for a seal, from a range reserved in the meta hash under the lease. */
-    private long nextNonce() {
-        synchronized (nonceLock) {
-            if (nonceNext == nonceLimit) {
-                // A try repeated after a lost reply skips a range: never a nonce given twice.
-                long high = (Long) leaseScript("reserve nonces in " + RedisKeys.text(keys.meta), RESERVE_NONCES,
-                        RedisKeys.bytes(Long.toString(NONCE_BLOCK)));
-                nonceNext = high - NONCE_BLOCK;
-                nonceLimit = high;
-            }
-            return nonceNext++;
-        }
-    }
-
-    /** Runs a lease-checked script on the meta hash with {@code argument}, riding through a failover. */
-    private Object leaseScript(String what, byte[] script, byte[] argument) {
+    /**
+     * Runs a lease-checked script on the meta hash with {@code arguments} after the lease token,
+     * riding through a failover; with replicas asked for, returns once they hold its effect.
+     */
+    private Object leaseScript(String what, byte[] script, List<byte[]> arguments) {
+        List<byte[]> args = new ArrayList<>();
+        args.add(lease.token());
+        args.addAll(arguments);
         Object[] reply = new Object[1];
         riding(what, () -> {
-            try {
-                reply[0] = redis.eval(script, List.of(keys.meta, keys.lease), List.of(lease.token(), argument));
-            } catch (JedisDataException e) {
-                throw leaseError(e, what, keys.meta);
+            try (Batches batches = new Batches(what, syncReplicas)) {
+                Response<Object> done = batches.pipeline.eval(script, List.of(keys.meta, keys.lease), args);
+                batches.queue(keys.meta, done);
+                batches.finish();
+                reply[0] = done.get();
             }
         });
         return reply[0];
@@ -344,18 +335,24 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
     }
 
     private void reserve(long target) {
-        String what = "reserve pages up to " + target + " in " + RedisKeys.text(keys.meta);
-        // Raising the reserved count to a target is the same however often it is done.
-        riding(what, () -> {
-            try {
-                redis.eval(RESERVE, List.of(keys.meta, keys.lease), List.of(lease.token(),
-                        RedisKeys.bytes(Long.toString(target)), RedisKeys.bytes(Integer.toString(pageSize))));
-            } catch (JedisDataException e) {
-                throw leaseError(e, what, keys.meta);
-            } catch (JedisException e) {
-                throw failure(what, keys.meta, e);
-            }
-        });
+        RedisUnavailableException recent = reserveFailure;
+        long since = System.nanoTime() - reserveFailedAt;
+        if (recent != null && since < failover.waitNanos()) {
+            // A growth that fails tries a smaller one next, for every page: each must not wait again.
+            throw new RedisUnavailableException("a reservation failed " + since / 1_000_000 + " ms ago: "
+                    + recent.getMessage(), recent.node(), recent);
+        }
+        try {
+            // Raising the reserved count to a target is the same however often it is done; it must
+            // outlive a failover before a page number in it is used (a stale writer may send those).
+            leaseScript("reserve pages up to " + target + " in " + RedisKeys.text(keys.meta), RESERVE,
+                    List.of(RedisKeys.bytes(Long.toString(target)), RedisKeys.bytes(Integer.toString(pageSize))));
+        } catch (RedisUnavailableException e) {
+            reserveFailure = e;
+            reserveFailedAt = System.nanoTime();
+            throw e;
+        }
+        reserveFailure = null;
         reserved = target;
     }
 
@@ -373,7 +370,9 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
                 throw failure(what, null, e);
             }
         }, () -> {
-            checkOpen();
+            if (closed) {
+                throw new StorageException(describe() + " was closed while it waited for a Redis node");
+            }
             if (lease != null) {
                 lease.check();
             }
@@ -698,6 +697,10 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
         c.publish.add(RedisKeys.bytes(Long.toString(pageCount)));
         c.publish.add(RedisKeys.PAGE_SIZE);
         c.publish.add(RedisKeys.bytes(Integer.toString(pageSize)));
+        // Set again with every switch, so that a failover that lost the reservation cannot leave
+        // a page count above it (only this writer raises it, under the lease).
+        c.publish.add(RESERVED);
+        c.publish.add(RedisKeys.bytes(Long.toString(reserved)));
         for (int slot = 0; slot < META_SLOTS; slot++) {
             if (metaDirty[slot]) {
                 c.publish.add(RedisKeys.slotField(slot));
@@ -766,24 +769,28 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
                 byte[] key = keys.page(c.deletes.getLong(i));
                 batches.queue(key, batches.pipeline.del(key));
             }
+            batches.finish();
         }
         if (c.publish.isEmpty()) {
             return;
         }
         List<byte[]> publish = c.publish;
         if (seals != null) {
-            // Token, page count and page size go as they are; the meta slots (field, value pairs after them) sealed.
+            // Token, page count, page size and reservation go as they are; the meta slots after them sealed.
             publish = new ArrayList<>(c.publish);
-            for (int i = 5; i + 1 < publish.size(); i += 2) {
+            for (int i = 7; i + 1 < publish.size(); i += 2) {
                 publish.set(i + 1, seals.seal(PageSeals.META, Long.parseLong(RedisKeys.text(publish.get(i))),
                         publish.get(i + 1)));
             }
             publish.add(SEAL_KEY);
             publish.add(RedisKeys.bytes(seals.currentKeyId()));
+            publish.add(SEAL_SALT);
+            publish.add(seals.salt());
         }
         // On the connection of the WAIT that follows it, which covers only that connection's writes.
         try (Batches batches = new Batches("switch the meta hash " + RedisKeys.text(keys.meta), syncReplicas)) {
             batches.queue(keys.meta, batches.pipeline.eval(PUBLISH, List.of(keys.meta, keys.lease), publish));
+            batches.finish();
         }
     }
 
@@ -795,6 +802,7 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
                     byte[] key = keys.page(p);
                     batches.queue(key, batches.pipeline.del(key));
                 }
+                batches.finish();
             }
         });
     }
@@ -851,34 +859,45 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
             replyKeys.clear();
         }
 
-        /** Sends what is queued and, with replicas asked for, waits for them. */
+        /**
+         * Sends what is queued and, with replicas asked for, waits for them: a {@code WAIT} to each
+         * node written to, routed by a key written there. Should the cluster's slot map have moved
+         * such a key to another node meanwhile (a failover learned of by another thread), the
+         * {@code WAIT} would miss the writes it must cover: that counts as a node away.
+         */
+        void finish() {
+            List<Response<Long>> waits = new ArrayList<>();
+            for (Map.Entry<HostAndPort, byte[]> node : written.entrySet()) {
+                Response<Long> wait = RedisNodes.queueWait(pipeline, node.getValue(), replicas, replicaTimeoutMillis);
+                HostAndPort now = nodes.nodeOf(node.getValue());
+                if (node.getKey() == null || !node.getKey().equals(now)) {
+                    throw new RedisUnavailableException("cannot " + what + " of store '" + keys.name + "' on " + where
+                            + ": the cluster moved a slot from " + node.getKey() + " to " + now + " while it was sent",
+                            String.valueOf(node.getKey()), null);
+                }
+                waits.add(wait);
+                replies.add(wait);
+                replyKeys.add(node.getValue());
+            }
+            flush();
+            int i = 0;
+            for (HostAndPort node : written.keySet()) {
+                long held = waits.get(i++).get();
+                if (held < replicas) {
+                    throw new RedisUnavailableException("cannot " + what + " of store '" + keys.name + "' on " + where
+                            + ": " + held + " of the " + replicas + " replicas asked for acknowledged the writes to "
+                            + node + " within " + replicaTimeoutMillis + " ms", String.valueOf(node), null);
+                }
+            }
+        }
+
+        /** Lets go of the pipeline's connections; after a failure, what was queued and not sent may still go out. */
         @Override
         public void close() {
             try {
-                List<Response<Long>> waits = new ArrayList<>();
-                for (byte[] key : written.values()) {
-                    Response<Long> wait = RedisNodes.queueWait(pipeline, key, replicas, replicaTimeoutMillis);
-                    waits.add(wait);
-                    replies.add(wait);
-                    replyKeys.add(key);
-                }
-                flush();
-                int i = 0;
-                for (Map.Entry<HostAndPort, byte[]> node : written.entrySet()) {
-                    long held = waits.get(i++).get();
-                    if (held < replicas) {
-                        throw new RedisUnavailableException("cannot " + what + " of store '" + keys.name + "' on " + where
-                                + ": " + held + " of the " + replicas + " replicas asked for acknowledged the writes to "
-                                + node.getKey() + " within " + replicaTimeoutMillis + " ms", String.valueOf(node.getKey()),
-                                null);
-                    }
-                }
-            } finally {
-                try {
-                    pipeline.close();
-                } catch (RuntimeException e) {
-                    // The replies were checked, or a failure is on its way: closing loses nothing, and hides nothing.
-                }
+                pipeline.close();
+            } catch (RuntimeException e) {
+                // A failure is on its way, or finish() checked every reply: closing loses nothing, and hides nothing.
             }
         }
     }
@@ -962,6 +981,7 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
                 for (byte[] key : doomed) {
                     batches.queue(key, batches.pipeline.del(key));
                 }
+                batches.finish();
             }
             swept += doomed.size();
             if (sweeping.isIterationCompleted()) {

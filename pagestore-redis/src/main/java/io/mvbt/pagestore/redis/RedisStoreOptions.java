@@ -133,11 +133,12 @@ public final class RedisStoreOptions {
     }
 
     /**
-     * How long a sync keeps trying when a Redis node goes away or answers that it cannot serve
-     * (a failover under way: its replica is promoted within the cluster's node timeout, 15 s by
-     * default) before it fails and the store must be reopened. Safe to retry: pages are never
-     * written twice with different contents and the meta switch checks the lease. Zero fails at
-     * the first error.
+     * How long a sync, a page read or a reader's snapshot keeps trying when a Redis node goes away
+     * or answers that it cannot serve (a failover under way: its replica is promoted within the
+     * cluster's node timeout, 15 s by default) before it fails and the store must be reopened.
+     * Safe to retry: pages are never written twice with different contents and the meta switch
+     * checks the lease. A writer rides through a failover of the node holding its lease only if
+     * {@link #leaseTime} outlasts it (docs/redis.md). Zero fails at the first error.
      */
     public RedisStoreOptions failoverWait(Duration failoverWait) {
         if (failoverWait.isNegative()) {

@@ -23,7 +23,7 @@ public interface SealingKeys {
      */
     SecretKey key(String keyId);
 
-    /** One key, named {@code keyId}. */
+    /** One key, named {@code keyId}; a store checks the id (1 to 255 bytes of UTF-8) when it opens. */
     static SealingKeys of(String keyId, SecretKey key) {
         Objects.requireNonNull(keyId);
         Objects.requireNonNull(key);
