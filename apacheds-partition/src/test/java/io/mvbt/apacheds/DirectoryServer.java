@@ -6,6 +6,7 @@ import java.lang.reflect.Field;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantLock;
@@ -163,13 +164,35 @@ final class DirectoryServer implements AutoCloseable {
         field.set(service, unlocked);
     }
 
+    /**
+     * Stops the server, giving up after a minute: a peer whose store broke can leave a worker
+     * waiting for ever on the store's own lock while it holds ApacheDS's write lock (Mavibot's
+     * record manager did in a CI run), and shutdown waits for that lock. The stuck threads are
+     * left behind, and the failure says so.
+     */
     @Override
     public void close() throws Exception {
-        try {
-            quiesceWorkers();
-            ldap.stop();
-        } finally {
-            service.shutdown();
+        AtomicReference<Exception> failed = new AtomicReference<>();
+        Thread stopping = new Thread(() -> {
+            try {
+                try {
+                    quiesceWorkers();
+                    ldap.stop();
+                } finally {
+                    service.shutdown();
+                }
+            } catch (Exception e) {
+                failed.set(e);
+            }
+        }, "stop " + kind);
+        stopping.setDaemon(true);
+        stopping.start();
+        stopping.join(60_000);
+        if (stopping.isAlive()) {
+            throw new IllegalStateException(kind + " did not shut down within 60 s: a worker holds its lock");
+        }
+        if (failed.get() != null) {
+            throw failed.get();
         }
     }
 
