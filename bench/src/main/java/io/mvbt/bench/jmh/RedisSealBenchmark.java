@@ -22,6 +22,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 import io.mvbt.bench.Rng;
+import io.mvbt.bench.StoreLoader;
 import io.mvbt.bench.Workload;
 import io.mvbt.pagestore.redis.RedisEndpoint;
 import io.mvbt.pagestore.redis.RedisPageStore;
@@ -76,17 +77,7 @@ public class RedisSealBenchmark {
             options = options.sealWith(SealingKeys.of("bench", new SecretKeySpec(new byte[32], "AES")));
         }
         writer = Store.open(RedisPageStore.open(endpoint, "seal", options), StoreOptions.defaults());
-        for (long start = 0; start < entries; start += 10_000) {
-            try (WriteTxn tx = writer.beginWrite()) {
-                Tree t = tx.createTreeIfAbsent(TREE);
-                for (long i = start; i < Math.min(entries, start + 10_000); i++) {
-                    Workload.presentKey(i, key);
-                    workload.value(i, 0, value);
-                    tx.put(t, key, value);
-                }
-                tx.commit();
-            }
-        }
+        StoreLoader.load(writer, TREE, entries);
         writer.sync();
         tree = writer.tree(TREE);
         coldReader = Store.open(RedisPageStore.openReader(endpoint, "seal", options.cacheBytes(256 << 10)),

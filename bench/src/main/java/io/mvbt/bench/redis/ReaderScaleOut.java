@@ -13,6 +13,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 import io.mvbt.bench.Machine;
 import io.mvbt.bench.Rng;
+import io.mvbt.bench.StoreLoader;
 import io.mvbt.bench.Workload;
 import io.mvbt.pagestore.redis.RedisEndpoint;
 import io.mvbt.pagestore.redis.RedisPageStore;
@@ -21,7 +22,6 @@ import io.mvbt.revisions.Snapshot;
 import io.mvbt.revisions.Store;
 import io.mvbt.revisions.StoreOptions;
 import io.mvbt.revisions.Tree;
-import io.mvbt.revisions.WriteTxn;
 import io.mvbt.testkit.RedisServers;
 
 /**
@@ -93,22 +93,9 @@ public final class ReaderScaleOut {
     }
 
     private static void load(RedisEndpoint endpoint, long entries) {
-        Workload w = new Workload();
-        byte[] key = new byte[Workload.KEY_SIZE];
-        byte[] value = new byte[Workload.VALUE_SIZE];
         try (Store store = Store.open(RedisPageStore.open(endpoint, "scaleout", RedisStoreOptions.defaults()),
                 StoreOptions.defaults())) {
-            for (long start = 0; start < entries; start += 10_000) {
-                try (WriteTxn tx = store.beginWrite()) {
-                    Tree t = tx.createTreeIfAbsent(TREE);
-                    for (long i = start; i < Math.min(entries, start + 10_000); i++) {
-                        Workload.presentKey(i, key);
-                        w.value(i, 0, value);
-                        tx.put(t, key, value);
-                    }
-                    tx.commit();
-                }
-            }
+            StoreLoader.load(store, TREE, entries);
         }
     }
 

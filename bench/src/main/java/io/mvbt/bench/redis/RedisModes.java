@@ -16,6 +16,7 @@ import javax.crypto.spec.SecretKeySpec;
 
 import io.mvbt.bench.Machine;
 import io.mvbt.bench.Rng;
+import io.mvbt.bench.StoreLoader;
 import io.mvbt.bench.Workload;
 import io.mvbt.pagestore.redis.RedisEndpoint;
 import io.mvbt.pagestore.redis.RedisPageStore;
@@ -129,17 +130,7 @@ public final class RedisModes {
         double sync;
         String lag;
         try (Store store = mode.writer.get()) {
-            for (long start = 0; start < entries; start += 10_000) {
-                try (WriteTxn tx = store.beginWrite()) {
-                    Tree t = tx.createTreeIfAbsent(TREE);
-                    for (long i = start; i < Math.min(entries, start + 10_000); i++) {
-                        Workload.presentKey(i, key);
-                        w.value(i, 0, value);
-                        tx.put(t, key, value);
-                    }
-                    tx.commit();
-                }
-            }
+            StoreLoader.load(store, TREE, entries);
             store.sync();
             Rng rng = new Rng(Workload.SEED + 7);
             normal = commits(store, w, rng, entries, seconds, Durability.NORMAL);

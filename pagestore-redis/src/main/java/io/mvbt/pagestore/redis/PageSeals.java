@@ -46,6 +46,8 @@ final class PageSeals {
     private final byte[] session = new byte[SESSION_BYTES];
     /** The next nonce of this session. */
     private final AtomicLong nonces = new AtomicLong();
+    /** The key this session sealed with last, by id: no derivation or lookup for the next seal. */
+    private volatile SealingKey sealing;
     /** Keys derived, by key id and session id. */
     private final Map<String, SecretKeySpec> derived = new ConcurrentHashMap<>();
     private final ThreadLocal<Cipher> ciphers = ThreadLocal.withInitial(PageSeals::newCipher);
@@ -86,7 +88,14 @@ final class PageSeals {
     byte[] seal(byte kind, long number, byte[] plain) {
         String keyId = keys.currentKeyId();
         byte[] id = keyIdBytes(keyId);
-        SecretKeySpec key = derive(keyId, session);
+        SealingKey last = sealing;
+        SecretKeySpec key;
+        if (last != null && last.id.equals(keyId)) {
+            key = last.key;
+        } else {
+            key = derive(keyId, session);
+            sealing = new SealingKey(keyId, key);
+        }
         byte[] nonce = new byte[NONCE_BYTES];
         ByteBuffer.wrap(nonce, 4, 8).putLong(nonces.getAndIncrement());
         int header = 2 + id.length + SESSION_BYTES + NONCE_BYTES;
@@ -189,6 +198,9 @@ final class PageSeals {
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("this JVM has no AES/GCM: " + e, e);
         }
+    }
+
+    private record SealingKey(String id, SecretKeySpec key) {
     }
 
     /** A value that does not open, and why. */
