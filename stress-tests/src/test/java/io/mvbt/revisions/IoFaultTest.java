@@ -100,7 +100,7 @@ class IoFaultTest {
                     }
                 } catch (StoreFailedException e) {
                     // A failed fsync: from now on the store refuses writes, with the same clear state.
-                    assertTrue(e.getMessage().contains("fsync") || e.getMessage().contains("fdatasync"), e.getMessage());
+                    assertTrue(e.getMessage().contains("sync") && e.getMessage().contains("injected"), e.getMessage());
                     assertThrows(StoreFailedException.class, store::beginWrite);
                     assertThrows(StoreFailedException.class, store::sync);
                     failedSync++;
@@ -117,7 +117,7 @@ class IoFaultTest {
                 store.close();
             } catch (StoreFailedException e) {
                 // The final checkpoint's fsync failed: close says so, and the disk keeps what it had.
-                assertTrue(e.getMessage().contains("fsync"), e.getMessage());
+                assertTrue(e.getMessage().contains("sync") && e.getMessage().contains("injected"), e.getMessage());
             }
         }
         BootId.reboot();
