@@ -204,16 +204,14 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
         List<byte[]> args = new ArrayList<>();
         args.add(lease.token());
         args.addAll(arguments);
-        Object[] reply = new Object[1];
-        riding(what, () -> {
+        return riding(what, () -> {
             try (Batches batches = new Batches(what, syncReplicas)) {
                 Response<Object> done = batches.pipeline.eval(script, List.of(keys.meta, keys.lease), args);
                 batches.queue(keys.meta, done);
                 batches.finish();
-                reply[0] = done.get();
+                return done.get();
             }
         });
-        return reply[0];
     }
 
     /** {@code plain} as sent: sealed if the store is. */
@@ -357,14 +355,13 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
     }
 
     /**
-     * Runs {@code action}, again while a node is away ({@link FailoverWait}); a writer stops
+     * {@code action}'s result, tried again while a node is away ({@link FailoverWait}); a writer stops
      * trying once its lease is gone. A Jedis exception is reported as {@code what} failed.
      */
-    private void riding(String what, Runnable action) {
-        failover.call(() -> {
+    private <T> T riding(String what, java.util.function.Supplier<T> action) {
+        return failover.call(() -> {
             try {
-                action.run();
-                return null;
+                return action.get();
             } catch (JedisException e) {
                 // From a pipeline's command: a cluster pipeline connects to a node as a command for it is queued.
                 throw failure(what, null, e);
@@ -378,6 +375,7 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
             }
         });
     }
+
 
     @Override
     public synchronized long appendRun(int pages) {
@@ -444,15 +442,14 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
             checkOpen();
             byte[] key = keys.page(pageNo);
             String what = "read page " + pageNo + " (key " + RedisKeys.text(key) + ")";
-            byte[][] read = new byte[1][];
-            riding(what, () -> {
+            byte[] read = riding(what, () -> {
                 try {
-                    read[0] = redis.get(key);
+                    return redis.get(key);
                 } catch (JedisException e) {
                     throw failure(what, key, e);
                 }
             });
-            return read[0] == null ? local.take(pageNo, 1, null) : keep(pageNo, opened(PageSeals.PAGE, pageNo, read[0]));
+            return read == null ? local.take(pageNo, 1, null) : keep(pageNo, opened(PageSeals.PAGE, pageNo, read));
         }
     }
 
@@ -734,7 +731,10 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
             }
             try {
                 // Sending a capture again sends the same pages and meta: a failover may have lost the first try.
-                riding("send pages and switch the meta", () -> send(c));
+                riding("send pages and switch the meta", () -> {
+                    send(c);
+                    return null;
+                });
                 local.sent(c.heads, c.ticket);
             } catch (RuntimeException | Error e) {
                 failSends(e);
@@ -804,6 +804,7 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
                 }
                 batches.finish();
             }
+            return null;
         });
     }
 
