@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.mvbt.btree;
 
+import java.lang.ref.Reference;
+
 import org.agrona.DirectBuffer;
 import static org.agrona.UnsafeAccess.UNSAFE;
 
@@ -37,7 +39,11 @@ public final class Keys {
 
     /** Compares a key in a buffer with a key at a memory address. */
     public static int compare(DirectBuffer a, int aOff, int aLen, long bAddress, int bLen) {
-        return compare(a.byteArray(), a.addressOffset() + aOff, aLen, null, bAddress, bLen);
+        try {
+            return compare(a.byteArray(), a.addressOffset() + aOff, aLen, null, bAddress, bLen);
+        } finally {
+            Reference.reachabilityFence(a);
+        }
     }
 
     /** Length of the common prefix of two keys at memory addresses. */

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.mvbt.btree;
 
+import java.lang.ref.Reference;
+
 import org.agrona.DirectBuffer;
 import static org.agrona.UnsafeAccess.UNSAFE;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -84,7 +86,11 @@ public final class TreeCursor {
 
     /** Positions at the first key {@code >= key}. */
     public boolean seek(DirectBuffer key, int off, int len) {
-        return seek(key.byteArray(), key.addressOffset() + off, len);
+        try {
+            return seek(key.byteArray(), key.addressOffset() + off, len);
+        } finally {
+            Reference.reachabilityFence(key);
+        }
     }
 
     public boolean seek(Object keyBase, long keyOff, int keyLen) {
@@ -105,7 +111,11 @@ public final class TreeCursor {
 
     /** Positions at the last key {@code <= key}. */
     public boolean seekFloor(DirectBuffer key, int off, int len) {
-        return seekFloor(key.byteArray(), key.addressOffset() + off, len);
+        try {
+            return seekFloor(key.byteArray(), key.addressOffset() + off, len);
+        } finally {
+            Reference.reachabilityFence(key);
+        }
     }
 
     public boolean seekFloor(Object keyBase, long keyOff, int keyLen) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.mvbt.revisions;
 
+import java.lang.ref.Reference;
+
 import org.agrona.DirectBuffer;
 
 import io.mvbt.ClosedException;
@@ -45,6 +47,7 @@ public final class BulkLoad implements AutoCloseable {
         }
     }
 
+    /** Adds an entry from the bytes of two buffers, read during the call only. */
     public void add(DirectBuffer key, DirectBuffer value) {
         check(key.capacity());
         try {
@@ -56,6 +59,9 @@ public final class BulkLoad implements AutoCloseable {
             }
         } catch (RuntimeException e) {
             throw txn.poisoned(e);
+        } finally {
+            Reference.reachabilityFence(key);
+            Reference.reachabilityFence(value);
         }
     }
 

@@ -24,6 +24,8 @@ public final class Cursor implements AutoCloseable {
     private final Tree tree;
     private final WriteTxn txn;
     private final TreeCursor cursor = new TreeCursor();
+    /** Key and value views handed out since the cursor last moved. */
+    private final LentViews lent;
     private boolean closed;
     /** The transaction changed the tree since the cursor last looked. */
     private boolean stale;
@@ -36,6 +38,7 @@ public final class Cursor implements AutoCloseable {
         this.view = view;
         this.tree = tree;
         this.txn = txn;
+        this.lent = view.lent.forCursor();
         TreeRoot root = view.existingRoot(tree);
         cursor.reset(view.reader(), root);
     }
@@ -84,6 +87,7 @@ public final class Cursor implements AutoCloseable {
     }
 
     private boolean landed(boolean positioned) {
+        lent.revoke();
         between = false;
         if (!positioned) {
             savedLength = -1;
@@ -180,33 +184,40 @@ public final class Cursor implements AutoCloseable {
         }
     }
 
-    /** The current key, as a view of page memory valid until the cursor moves. */
+    /**
+     * The current key, as a view of page memory valid until the cursor moves or closes, its view
+     * closes, or (in a write transaction) the transaction changes anything; in the checked mode a
+     * view read after that throws {@link IndexOutOfBoundsException}.
+     */
     public DirectBuffer key() {
         checkOnEntry();
-        return cursor.key();
+        return lent.lend(cursor.key());
     }
 
-    /** The current value, as a view valid until the cursor moves. */
+    /** The current value, as a view valid as long as {@link #key()}'s. */
     public DirectBuffer value() {
         checkOnEntry();
-        return cursor.value();
+        return lent.lend(cursor.value());
     }
 
     /** Unsigned order of the current key against {@code key}, read in page memory (nothing allocated). */
     int compareKey(byte[] key) {
-        DirectBuffer k = key();
+        checkOnEntry();
+        DirectBuffer k = cursor.key();
         return Keys.compare(k.byteArray(), k.addressOffset(), k.capacity(), key, View.BYTE_BASE, key.length);
     }
 
     public byte[] keyBytes() {
-        DirectBuffer key = key();
+        checkOnEntry();
+        DirectBuffer key = cursor.key();
         byte[] out = new byte[key.capacity()];
         key.getBytes(0, out);
         return out;
     }
 
     public byte[] valueBytes() {
-        DirectBuffer value = value();
+        checkOnEntry();
+        DirectBuffer value = cursor.value();
         byte[] out = new byte[value.capacity()];
         value.getBytes(0, out);
         return out;
@@ -226,6 +237,7 @@ public final class Cursor implements AutoCloseable {
     public void close() {
         if (!closed) {
             closed = true;
+            lent.revoke();
             if (txn != null) {
                 txn.forget(this);
             }

@@ -25,13 +25,17 @@ public interface ReadView {
 
     /**
      * Looks {@code key} up without copying: on success {@code value} is wrapped around the value
-     * bytes in page memory, valid while this view is open (a value spread over several overflow
-     * runs, larger than 64 MiB, is copied instead).
+     * bytes in page memory (a value spread over several overflow runs, larger than 64 MiB, is copied
+     * instead). The key is read during the call only; the value's memory belongs to the store and
+     * stays valid until this snapshot closes, or, in a write transaction, until it next changes
+     * anything or ends. In the checked mode ({@link StoreOptions#checked}) a {@code value} still
+     * wrapped there after that reads as empty: any read of it throws {@link IndexOutOfBoundsException}.
      */
     boolean get(Tree tree, DirectBuffer key, UnsafeBuffer value);
 
     boolean contains(Tree tree, byte[] key);
 
+    /** Whether the key in {@code key} is present; the buffer is read during the call only. */
     boolean contains(Tree tree, DirectBuffer key);
 
     /** Entries in the tree, in O(1). */

@@ -91,6 +91,7 @@ public final class Snapshot extends View implements AutoCloseable {
     @Override
     public void close() {
         if (!closed && CLOSED.compareAndSet(this, false, true)) {
+            lent.revoke();
             // Once: a second close from another thread must not release a slot a new snapshot took.
             store.release(slot);
         }

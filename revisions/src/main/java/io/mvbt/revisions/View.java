@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.mvbt.revisions;
 
+import java.lang.ref.Reference;
 import java.util.List;
 
 import org.agrona.DirectBuffer;
@@ -22,9 +23,12 @@ abstract class View implements ReadView {
     static final long BYTE_BASE = UNSAFE.arrayBaseOffset(byte[].class);
 
     final Store store;
+    /** Views of page memory handed to the caller, and when they stop being valid. */
+    final LentViews lent;
 
     View(Store store) {
         this.store = store;
+        this.lent = LentViews.of(store.options().checked());
     }
 
     /** Throws {@link ClosedException} if the view (or its store) may no longer be used. */
@@ -92,21 +96,26 @@ abstract class View implements ReadView {
 
     @Override
     public boolean get(Tree tree, DirectBuffer key, UnsafeBuffer value) {
-        long entry = find(tree, key.byteArray(), key.addressOffset(), key.capacity());
+        long entry;
+        try {
+            entry = find(tree, key.byteArray(), key.addressOffset(), key.capacity());
+        } finally {
+            Reference.reachabilityFence(key);
+        }
         if (entry == 0) {
             return false;
         }
         int length = TreeReader.valueLength(entry);
         long at = TreeReader.valueAddress(entry);
         if (!TreeReader.isOverflow(entry)) {
-            value.wrap(at, length);
+            lent.lend(value, at, length);
             return true;
         }
         long pageNo = UNSAFE.getLong(at);
         long revision = UNSAFE.getLong(at + 8);
         long contiguous = Overflow.contiguousAddress(reader(), pageNo, revision, length);
         if (contiguous != 0) {
-            value.wrap(contiguous, length);
+            lent.lend(value, contiguous, length);
         } else {
             byte[] copy = new byte[length];
             Overflow.read(reader(), pageNo, revision, length, copy, BYTE_BASE);
@@ -122,7 +131,11 @@ abstract class View implements ReadView {
 
     @Override
     public boolean contains(Tree tree, DirectBuffer key) {
-        return find(tree, key.byteArray(), key.addressOffset(), key.capacity()) != 0;
+        try {
+            return find(tree, key.byteArray(), key.addressOffset(), key.capacity()) != 0;
+        } finally {
+            Reference.reachabilityFence(key);
+        }
     }
 
     @Override

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.mvbt.revisions;
 
+import java.lang.ref.Reference;
 import java.lang.ref.WeakReference;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -234,6 +235,7 @@ public final class WriteTxn extends View implements AutoCloseable {
     }
 
     private void changing() {
+        lent.revoke();
         if (cursors != null) {
             for (int i = 0; i < cursors.size();) {
                 Cursor c = cursors.get(i).get();
@@ -417,9 +419,19 @@ public final class WriteTxn extends View implements AutoCloseable {
         return put(tree, key, BYTE_BASE, key.length, value, BYTE_BASE, value.length);
     }
 
+    /**
+     * Stores the bytes of {@code value} under the bytes of {@code key}, replacing any value; returns
+     * true if the key is new. Both buffers are read during the call only (and kept reachable until it
+     * returns, so direct memory cannot be freed under it); the store keeps copies.
+     */
     public boolean put(Tree tree, DirectBuffer key, DirectBuffer value) {
-        return put(tree, key.byteArray(), key.addressOffset(), key.capacity(), value.byteArray(), value.addressOffset(),
-                value.capacity());
+        try {
+            return put(tree, key.byteArray(), key.addressOffset(), key.capacity(), value.byteArray(),
+                    value.addressOffset(), value.capacity());
+        } finally {
+            Reference.reachabilityFence(key);
+            Reference.reachabilityFence(value);
+        }
     }
 
     private boolean put(Tree tree, Object keyBase, long keyOff, int keyLen, Object valueBase, long valueOff,
@@ -447,8 +459,13 @@ public final class WriteTxn extends View implements AutoCloseable {
         return delete(tree, key, BYTE_BASE, key.length);
     }
 
+    /** Deletes the key in {@code key}; returns true if it was there. The buffer is read during the call only. */
     public boolean delete(Tree tree, DirectBuffer key) {
-        return delete(tree, key.byteArray(), key.addressOffset(), key.capacity());
+        try {
+            return delete(tree, key.byteArray(), key.addressOffset(), key.capacity());
+        } finally {
+            Reference.reachabilityFence(key);
+        }
     }
 
     private boolean delete(Tree tree, Object keyBase, long keyOff, int keyLen) {
@@ -675,6 +692,7 @@ public final class WriteTxn extends View implements AutoCloseable {
 
     private void finish(boolean abort) {
         finished = true;
+        lent.revoke();
         if (cursors != null) {
             for (WeakReference<Cursor> ref : new ArrayList<>(cursors)) {
                 Cursor c = ref.get();

@@ -15,9 +15,12 @@ import java.util.NavigableMap;
 import java.util.Random;
 import java.util.TreeMap;
 
+import org.agrona.concurrent.UnsafeBuffer;
+
 import io.mvbt.btree.Node;
 import io.mvbt.btree.TreeLimits;
 import io.mvbt.testkit.AscendingKeys;
+import io.mvbt.testkit.CallerBuffers;
 import io.mvbt.testkit.Shrink;
 
 /**
@@ -28,6 +31,9 @@ import io.mvbt.testkit.Shrink;
  *
  * <p>Operations carry their random choices, and their meaning depends only on the state when they
  * run (a snapshot is picked by number modulo the open ones), so any sub-list is runnable.
+ *
+ * <p>Keys and values reach the store as {@code byte[]} or in a buffer of every kind a caller may pass
+ * ({@link CallerBuffers}), drawn per operation from its high pick bits.
  */
 final class ModelHarness {
     enum Kind {
@@ -375,7 +381,8 @@ final class ModelHarness {
                     }
                     byte[] k = key(op.key());
                     byte[] v = value(op.value(), op.pick(), k.length);
-                    boolean inserted = t.put(tree, k, v);
+                    CallerBuffers kind = bufferKind(op);
+                    boolean inserted = kind == null ? t.put(tree, k, v) : t.put(tree, kind.wrap(k), kind.wrap(v));
                     expect(inserted == !m.containsKey(k), "put reports new=" + inserted);
                     m.put(k, v);
                 }
@@ -386,7 +393,8 @@ final class ModelHarness {
                         return;
                     }
                     byte[] k = key(op.key());
-                    boolean deleted = t.delete(tree, k);
+                    CallerBuffers kind = bufferKind(op);
+                    boolean deleted = kind == null ? t.delete(tree, k) : t.delete(tree, kind.wrap(k));
                     expect(deleted == m.containsKey(k), "delete reports found=" + deleted);
                     m.remove(k);
                 }
@@ -487,7 +495,12 @@ final class ModelHarness {
                             break;
                         }
                         byte[] v = value((op.value() + 7 * i) % 1000, op.pick() + i, k.length);
-                        load.add(k, v);
+                        CallerBuffers kind = CallerBuffers.drawn(op.pick() + i);
+                        if (kind == null) {
+                            load.add(k, v);
+                        } else {
+                            load.add(kind.wrap(k), kind.wrap(v));
+                        }
                         m.put(k, v);
                         last = k;
                     }
@@ -568,6 +581,11 @@ final class ModelHarness {
             }
         }
 
+        /** The kind of buffer an operation passes its key (and value) in; null: {@code byte[]}. */
+        private CallerBuffers bufferKind(Op op) {
+            return CallerBuffers.drawn(op.pick() >>> 16);
+        }
+
         /** Whether the operation reads or writes its tree inside the transaction. */
         private boolean usesTheTree(Op op) {
             return switch (op.kind()) {
@@ -594,9 +612,19 @@ final class ModelHarness {
             expect(v.hasTree(tree) == (m != null), "hasTree(" + name + ")");
             if (m != null) {
                 byte[] k = key(op.key());
-                byte[] got = v.get(tree, k);
-                expect(Arrays.equals(got, m.get(k)), "get of key " + op.key());
-                expect(v.contains(tree, k) == m.containsKey(k), "contains of key " + op.key());
+                CallerBuffers kind = bufferKind(op);
+                byte[] got;
+                boolean contains;
+                if (kind == null) {
+                    got = v.get(tree, k);
+                    contains = v.contains(tree, k);
+                } else {
+                    UnsafeBuffer out = new UnsafeBuffer(0, 0);
+                    got = v.get(tree, kind.wrap(k), out) ? CallerBuffers.bytes(out) : null;
+                    contains = v.contains(tree, kind.wrap(k));
+                }
+                expect(Arrays.equals(got, m.get(k)), "get of key " + op.key() + " (" + kind + ")");
+                expect(contains == m.containsKey(k), "contains of key " + op.key() + " (" + kind + ")");
             }
         }
 
@@ -626,7 +654,9 @@ final class ModelHarness {
                 try (Cursor c = v.cursor(tree)) {
                     NavigableMap<byte[], byte[]> expected = forward ? m.tailMap(from, true) : m.headMap(from, true)
                             .descendingMap();
-                    boolean ok = forward ? c.seek(from) : c.seekFloor(from);
+                    CallerBuffers kind = bufferKind(op);
+                    boolean ok = kind == null ? (forward ? c.seek(from) : c.seekFloor(from))
+                            : forward ? c.seek(kind.wrap(from)) : c.seekFloor(kind.wrap(from));
                     int limit = 1 + op.value() % 60;
                     int seen = 0;
                     for (Map.Entry<byte[], byte[]> e : expected.entrySet()) {
