@@ -46,6 +46,14 @@ final class Adoption {
      * them and no meta written from now on lands in a slot that is wiped afterwards.
      */
     MetaPage.Record adopt() {
+        return adopt(m -> { });
+    }
+
+    /**
+     * {@link #adopt()}, showing {@code beforeWriting} the meta chosen before anything is written: it
+     * may refuse the open by throwing, and the file is then as it was.
+     */
+    MetaPage.Record adopt(java.util.function.Consumer<MetaPage.Record> beforeWriting) {
         List<MetaPage.Record> metas = Recovery.readAll(pages, checksums);
         if (!metas.isEmpty()) {
             publisher.storeId(metas.get(0).storeId);
@@ -61,6 +69,7 @@ final class Adoption {
                     + " opened at revision " + m.revision + "; newer revisions were dropped: "
                     + String.join("; ", dropped));
         }
+        beforeWriting.accept(m);
         Revision opened = revisionOf(m, 0);
         if (publisher.adopt(metas, m, opened)) {
             health.sync(pages::sync);

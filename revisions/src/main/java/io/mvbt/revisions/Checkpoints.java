@@ -221,6 +221,16 @@ final class Checkpoints {
         shrinkHoldingWriter(false);
     }
 
+    /**
+     * Makes the newest meta steady and say whether the redo log records now
+     * ({@link Publisher#logging}), holding the writer permit: the log's state changed.
+     */
+    void checkpointLogState() {
+        if (durable && !publisher.headIsSteady()) {
+            checkpoint(sealer);
+        }
+    }
+
     /** Checkpoints if any commit is not durable yet. */
     void checkpoint() {
         if (durable && publisher.latest().revision != publisher.durableRevision()) {

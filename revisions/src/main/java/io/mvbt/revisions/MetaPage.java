@@ -56,6 +56,11 @@ final class MetaPage {
     static final int FLAG_SEALED = 1;
     /** The pages of commits not yet checkpointed are held in the shadow the boot id field names. */
     static final int FLAG_SHADOWED = 2;
+    /**
+     * A redo log was recording when this meta was written: a segment holding the revisions after it
+     * exists (or the records past the meta are lost, which replay then says instead of opening).
+     */
+    static final int FLAG_LOGGED = 4;
 
     static final int CHECKSUM = 0;
     static final int LENGTH = 4;
@@ -107,6 +112,10 @@ final class MetaPage {
 
         boolean shadowed() {
             return (flags & FLAG_SHADOWED) != 0;
+        }
+
+        boolean logged() {
+            return (flags & FLAG_LOGGED) != 0;
         }
     }
 
@@ -181,9 +190,10 @@ final class MetaPage {
      * Builds in {@code page} (direct memory) a steady copy of the meta in slot {@code from} with
      * {@code sequence}, checksum included; returns its length, for {@link #writeBuilt}.
      */
-    static int buildSteadyCopy(PageStore store, Checksums checksums, int from, ByteBuffer page, long sequence) {
+    static int buildSteadyCopy(PageStore store, Checksums checksums, int from, ByteBuffer page, long sequence,
+            int logged) {
         long address = BufferUtil.address(page);
-        int length = fillSteadyCopy(store, from, address, sequence);
+        int length = fillSteadyCopy(store, from, address, sequence, logged);
         UNSAFE.putInt(address + CHECKSUM, checksums.ofMeta(page, length));
         return length;
     }
@@ -221,29 +231,34 @@ final class MetaPage {
     }
 
     /** Copies slot {@code from} to slot {@code to} as a durable (steady) meta with a new sequence. */
-    static void writeSteadyCopy(PageStore store, Checksums checksums, int from, int to, long sequence) {
-        int length = fillSteadyCopy(store, from, store.address(to), sequence);
+    static void writeSteadyCopy(PageStore store, Checksums checksums, int from, int to, long sequence, int logged) {
+        int length = fillSteadyCopy(store, from, store.address(to), sequence, logged);
         seal(store, checksums, to, length);
     }
 
     /**
-     * Builds at {@code dst} a steady copy of the meta in slot {@code from} with {@code sequence},
-     * all but its checksum; returns the length the checksum covers.
+     * Builds at {@code dst} a steady copy of the meta in slot {@code from} with {@code sequence} and
+     * the {@code logged} flag (as the log is now), all but its checksum; returns the length the
+     * checksum covers.
      */
-    private static int fillSteadyCopy(PageStore store, int from, long dst, long sequence) {
+    private static int fillSteadyCopy(PageStore store, int from, long dst, long sequence, int logged) {
         long src = store.address(from);
         int length = UNSAFE.getInt(src + LENGTH);
         UNSAFE.copyMemory(src, dst, length);
         UNSAFE.putLong(dst + SEQUENCE, sequence);
         UNSAFE.putLong(dst + DURABLE_REVISION, UNSAFE.getLong(src + REVISION));
-        UNSAFE.putInt(dst + FLAGS, UNSAFE.getInt(src + FLAGS) | FLAG_SEALED);
+        UNSAFE.putInt(dst + FLAGS, (UNSAFE.getInt(src + FLAGS) & ~FLAG_LOGGED) | FLAG_SEALED | logged);
         return length;
     }
 
-    /** Whether the meta in {@code slot} (one this process wrote or adopted) is steady. */
-    static boolean isSteady(PageStore store, int slot) {
+    /**
+     * Whether the meta in {@code slot} (one this process wrote or adopted) is steady and carries the
+     * {@code logged} flag as given.
+     */
+    static boolean isSteady(PageStore store, int slot, int logged) {
         long page = store.address(slot);
-        return UNSAFE.getLong(page + DURABLE_REVISION) == UNSAFE.getLong(page + REVISION);
+        return UNSAFE.getLong(page + DURABLE_REVISION) == UNSAFE.getLong(page + REVISION)
+                && (UNSAFE.getInt(page + FLAGS) & FLAG_LOGGED) == logged;
     }
 
     private static void seal(PageStore store, Checksums checksums, int slot, int length) {

@@ -50,6 +50,8 @@ final class Publisher {
     private volatile long durableRevision;
     /** What holds unsealed pages, named in each meta written. */
     private volatile MetaPage.Holder holder = MetaPage.Holder.BOOT;
+    /** {@link MetaPage#FLAG_LOGGED} while a redo log records the commits, else 0; in each meta written. */
+    private volatile int logged;
 
     Publisher(PageStore pages, Writeback writeback, Checksums checksums, ReaderRegistry registry,
             Announcements announcements) {
@@ -131,7 +133,7 @@ final class Publisher {
         assert lock.isHeldByCurrentThread();
         int slot = slots.choose();
         long seq = slots.takeSequence();
-        MetaPage.write(pages, checksums, storeId, holder, slot, seq, r, r.durableRevision, 0, flips);
+        MetaPage.write(pages, checksums, storeId, holder, slot, seq, r, r.durableRevision, logged, flips);
         wrote(slot, seq, r);
         latest = r;
     }
@@ -164,13 +166,14 @@ final class Publisher {
             try {
                 MetaPage.writePositional(scratch, pages, checksums, storeId, holder,
                         slot, seq, r, r.durableRevision,
-                        MetaPage.FLAG_SEALED, flips);
+                        MetaPage.FLAG_SEALED | logged, flips);
                 return;
             } catch (StorageException e) {
                 // Written below.
             }
         }
-        MetaPage.write(pages, checksums, storeId, holder, slot, seq, r, r.durableRevision, MetaPage.FLAG_SEALED, flips);
+        MetaPage.write(pages, checksums, storeId, holder, slot, seq, r, r.durableRevision,
+                MetaPage.FLAG_SEALED | logged, flips);
     }
 
     /**
@@ -181,7 +184,7 @@ final class Publisher {
         assert lock.isHeldByCurrentThread();
         int pending = slots.choose();
         long seq = slots.takeSequence();
-        MetaPage.writeSteadyCopy(pages, checksums, slots.head(), pending, seq);
+        MetaPage.writeSteadyCopy(pages, checksums, slots.head(), pending, seq, logged);
         wrote(pending, seq, h);
         slots.setPending(pending);
         return pending;
@@ -200,7 +203,7 @@ final class Publisher {
         assert lock.isHeldByCurrentThread();
         int pending = slots.choose();
         long seq = slots.takeSequence();
-        int length = MetaPage.buildSteadyCopy(pages, checksums, slots.head(), steadyScratch, seq);
+        int length = MetaPage.buildSteadyCopy(pages, checksums, slots.head(), steadyScratch, seq, logged);
         slots.setPending(pending);
         return new SteadyCopy(pending, seq, h, steadyScratch, length);
     }
@@ -288,9 +291,21 @@ final class Publisher {
         return word;
     }
 
-    /** Whether the newest meta is steady (its revision durable when it was written). */
+    /**
+     * A redo log records the commits from now on (or no longer): the metas written from now on say
+     * so. A meta that says otherwise is not steady ({@link #headIsSteady}), so that the next
+     * checkpoint writes one that does.
+     */
+    void logging(boolean on) {
+        logged = on ? MetaPage.FLAG_LOGGED : 0;
+    }
+
+    /**
+     * Whether the newest meta is steady (its revision durable when it was written) and says whether a
+     * redo log records as it does now.
+     */
     boolean headIsSteady() {
-        return MetaPage.isSteady(pages, slots.head());
+        return MetaPage.isSteady(pages, slots.head(), logged);
     }
 
     private void wrote(int slot, long seq, Revision r) {

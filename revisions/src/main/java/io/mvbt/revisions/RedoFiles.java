@@ -108,6 +108,21 @@ final class RedoFiles implements RedoStorage {
     }
 
     @Override
+    public void setAside(long firstRevision) {
+        Path from = path(firstRevision);
+        Path to = from.resolveSibling(from.getFileName() + ".damaged");
+        for (int i = 1; Files.exists(to); i++) {
+            to = from.resolveSibling(from.getFileName() + ".damaged-" + i);
+        }
+        try {
+            Files.move(from, to);
+            syncDirectory();
+        } catch (IOException e) {
+            throw new StorageException("cannot set redo segment " + from + " aside: " + e, e);
+        }
+    }
+
+    @Override
     public void syncDeletes() {
         try {
             syncDirectory();

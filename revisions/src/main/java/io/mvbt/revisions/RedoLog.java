@@ -22,23 +22,36 @@ import io.mvbt.StorageException;
  * record and synced, so that a sync of the current segment covers every record before it. The
  * current segment is written with zeros {@link #GROWTH_BYTES} ahead of its records: a sync of
  * records written over zeros is one write of data, where one that grows the file also commits the
- * file system's journal (a SYNC commit cost 185 µs instead of 117 µs without the zeros). Replay
- * ends at the first record of length 0. Used by the writer (appends, under
- * the writer permit), by {@link Store#sync()} from any thread and by the checkpointer: all
+ * file system's journal. Replay ends at the first record of length 0. Used by the writer (appends,
+ * under the writer permit), by {@link Store#sync()} from any thread and by the checkpointer: all
  * synchronized.
+ *
+ * <p>So that replay can tell damage from records that never reached the disk ({@link RedoReplay}):
+ * every record carries the revision through which the log was synced when it was appended; a
+ * segment is created, its header and first zeros synced, before any record goes into it or
+ * anything names it; an old segment ends with a NEXT record naming its successor; and while the
+ * log records, every meta names it ({@link MetaPage#FLAG_LOGGED}). A record's bytes within one
+ * 512-byte sector of the file are written by one write call, so that a sector the power cut kept
+ * holds all of them or none.
  */
 final class RedoLog {
     /** "mvbtredo" */
     static final long MAGIC = 0x6d76627472656f64L;
-    static final int VERSION = 1;
-    /** Magic, store id, first revision, version, CRC32C of the 28 bytes before. */
-    static final int HEADER_BYTES = 32;
-    /** Body length and CRC32C; the body is the kind, the revision and, for OPS, the operations. */
+    static final int VERSION = 2;
+    /** Magic, store id, first revision, bytes synced at creation, version, CRC32C of the 36 bytes before. */
+    static final int HEADER_BYTES = 40;
+    static final int HEADER_CREATED = 24;
+    static final int HEADER_VERSION = 32;
+    /** Body length and CRC32C; the body is the kind, the revision, the synced revision and, for OPS, the operations. */
     static final int RECORD_HEAD_BYTES = 8;
-    static final int BODY_FIXED_BYTES = 9;
+    static final int BODY_FIXED_BYTES = 17;
     static final byte OPS = 1;
     /** A commit that was not recorded (too large): made durable by syncing its pages; replay stops here. */
     static final byte BARRIER = 2;
+    /** The last record of a segment that was followed by another: its revision is the next segment's first. */
+    static final byte NEXT = 3;
+    /** The unit a disk writes whole, or not at all, at a power cut (as SQLite assumes of sectors). */
+    static final int SECTOR_BYTES = 512;
     /** A new segment starts past this size (tests make it small). */
     static long segmentBytes = 64L << 20;
     private static final int BUFFER_BYTES = 1 << 20;
@@ -52,6 +65,7 @@ final class RedoLog {
     private final ByteBuffer buffer = ByteBuffer.allocateDirect(BUFFER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     private final ByteBuffer fixed = ByteBuffer.allocate(RECORD_HEAD_BYTES + BODY_FIXED_BYTES)
             .order(ByteOrder.LITTLE_ENDIAN);
+    private final ByteBuffer header = ByteBuffer.allocateDirect(HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     private final byte[] seed;
     private final RedoRecord record = new RedoRecord();
     /** First revisions of the segments before the current one, oldest first. */
@@ -87,10 +101,11 @@ final class RedoLog {
 
     /**
      * After recovery replayed the log and checkpointed: the old segments go (newest first, so that
-     * a crash meanwhile leaves a log that replays as far as before) and commits are recorded from
-     * now on if {@code record}.
+     * a crash meanwhile leaves a log that replays as far as before) and, if {@code record}, commits
+     * are recorded from now on, from revision {@code next}: its segment is created before this
+     * returns, so that the metas that name the log from now on never name one that is missing.
      */
-    synchronized void start(boolean record) {
+    synchronized void start(boolean record, long next) {
         long[] segments = storage.segments();
         for (int i = segments.length - 1; i >= 0; i--) {
             storage.delete(segments[i]);
@@ -99,6 +114,11 @@ final class RedoLog {
             storage.syncDeletes();
         }
         recording = record;
+        if (record) {
+            begin(createSegment(next), next);
+            appended = next - 1;
+            synced = appended;
+        }
     }
 
     /**
@@ -143,18 +163,50 @@ final class RedoLog {
         }
         int total = RECORD_HEAD_BYTES + BODY_FIXED_BYTES + opsLength;
         if (current == null) {
-            startSegment(revision);
-        } else if (flushed + buffer.position() + total > segmentBytes && flushed + buffer.position() > HEADER_BYTES) {
-            // The old segment is synced first: a sync of the new one must cover every record before it.
-            flush();
-            current.truncate(flushed);
-            current.sync();
-            current.close();
-            older.add(currentFirst);
-            startSegment(revision);
+            throw new IllegalStateException("the redo log is not recording");
         }
+        if (flushed + buffer.position() + total > segmentBytes && flushed + buffer.position() > HEADER_BYTES) {
+            rotate(revision);
+        }
+        putRecord(kind, revision, ops, opsLength);
+        appended = revision;
+    }
+
+    /**
+     * Starts the segment of {@code first}: created and synced first, then named by a NEXT record at
+     * the end of the current one, which is cut to its records and synced, so that a sync of the new
+     * one covers every record before it, and whatever names a segment names one that exists.
+     */
+    private void rotate(long first) {
+        RedoStorage.Segment next = createSegment(first);
+        putRecord(NEXT, first, null, 0);
+        flush();
+        current.truncate(flushed);
+        current.sync();
+        current.close();
+        synced = appended;
+        older.add(currentFirst);
+        begin(next, first);
+    }
+
+    /** Appends go to {@code segment}, just created, from now on. */
+    private void begin(RedoStorage.Segment segment, long first) {
+        current = segment;
+        currentFirst = first;
+        flushed = HEADER_BYTES;
+        allocated = createdBytes();
+        buffer.clear();
+    }
+
+    /** The bytes a segment is created with: its header and zeros, synced before anything names it. */
+    private static long createdBytes() {
+        return Math.max(HEADER_BYTES, Math.min(GROWTH_BYTES, segmentBytes));
+    }
+
+    /** Appends one record to the buffer; a record's bytes in one sector are written by one call. */
+    private void putRecord(byte kind, long revision, byte[] ops, int opsLength) {
         fixed.clear();
-        fixed.putInt(BODY_FIXED_BYTES + opsLength).putInt(0).put(kind).putLong(revision);
+        fixed.putInt(BODY_FIXED_BYTES + opsLength).putInt(0).put(kind).putLong(revision).putLong(synced);
         crc.reset();
         crc.update(seed);
         crc.update(fixed.array(), RECORD_HEAD_BYTES, BODY_FIXED_BYTES);
@@ -162,36 +214,50 @@ final class RedoLog {
             crc.update(ops, 0, opsLength);
         }
         fixed.putInt(4, (int) crc.getValue());
-        put(fixed.array(), 0, fixed.capacity());
-        if (opsLength > 0) {
-            put(ops, 0, opsLength);
+        int total = fixed.capacity() + opsLength;
+        if (total > buffer.remaining()) {
+            flush();
         }
-        appended = revision;
-    }
-
-    private void startSegment(long first) {
-        current = storage.create(first);
-        currentFirst = first;
-        flushed = 0;
-        allocated = 0;
-        buffer.clear();
-        buffer.putLong(MAGIC).putLong(storeId).putLong(first).putInt(VERSION);
-        crc.reset();
-        ByteBuffer header = buffer.duplicate().flip();
-        crc.update(header);
-        buffer.putInt((int) crc.getValue());
-    }
-
-    private void put(byte[] src, int offset, int length) {
-        int done = 0;
-        while (done < length) {
-            if (!buffer.hasRemaining()) {
-                flush();
+        if (total <= buffer.remaining()) {
+            buffer.put(fixed.array());
+            if (opsLength > 0) {
+                buffer.put(ops, 0, opsLength);
             }
-            int n = Math.min(buffer.remaining(), length - done);
-            buffer.put(src, offset + done, n);
-            done += n;
+            return;
         }
+        // Larger than the buffer: written whole by one call.
+        ByteBuffer whole = ByteBuffer.allocate(total);
+        whole.put(fixed.array()).put(ops, 0, opsLength).flip();
+        write(whole);
+    }
+
+    /**
+     * Creates the segment of {@code first} with its header and first zeros, synced: a segment that
+     * anything names has its header, and is at least as long as the header says.
+     */
+    private RedoStorage.Segment createSegment(long first) {
+        long created = createdBytes();
+        RedoStorage.Segment segment = storage.create(first);
+        try {
+            // A buffer of its own: the current segment's records may still wait in the shared one.
+            header.clear();
+            header.putLong(MAGIC).putLong(storeId).putLong(first).putLong(created).putInt(VERSION);
+            crc.reset();
+            crc.update(header.duplicate().flip());
+            header.putInt((int) crc.getValue()).flip();
+            segment.write(header, 0);
+            for (long at = HEADER_BYTES; at < created;) {
+                ByteBuffer zeros = ZEROS.duplicate();
+                zeros.limit((int) Math.min(zeros.capacity(), created - at));
+                segment.write(zeros, at);
+                at += zeros.limit();
+            }
+            segment.sync();
+        } catch (RuntimeException e) {
+            segment.close();
+            throw e;
+        }
+        return segment;
     }
 
     /** Writes the buffer into the current segment. */
@@ -200,7 +266,13 @@ final class RedoLog {
             return;
         }
         buffer.flip();
-        int n = buffer.remaining();
+        write(buffer);
+        buffer.clear();
+    }
+
+    /** Writes {@code bytes} after the current segment's records, with zeros ahead of them. */
+    private void write(ByteBuffer bytes) {
+        int n = bytes.remaining();
         if (allocated < flushed + n) {
             long end = Math.max(flushed + n, Math.min(allocated + GROWTH_BYTES, segmentBytes));
             while (allocated < end) {
@@ -210,9 +282,8 @@ final class RedoLog {
                 allocated += zeros.limit();
             }
         }
-        current.write(buffer, flushed);
+        current.write(bytes, flushed);
         flushed += n;
-        buffer.clear();
     }
 
     /** Makes every record appended so far durable: {@link Store#sync()}, and SYNC commits. */
@@ -274,7 +345,7 @@ final class RedoLog {
         recording = false;
         if (current == null) {
             if (checkpointed) {
-                start(false);
+                start(false, 0);
             }
             return;
         }
@@ -289,7 +360,7 @@ final class RedoLog {
             current = null;
         }
         if (checkpointed) {
-            start(false);
+            start(false, 0);
         }
     }
 }

@@ -22,6 +22,9 @@ interface RedoStorage {
 
     void syncDeletes();
 
+    /** Keeps a damaged segment out of the log but on the disk ({@code NAME.damaged}), for whoever looks into it. */
+    void setAside(long firstRevision);
+
     /** Names a segment in messages. */
     String describe(long firstRevision);
 

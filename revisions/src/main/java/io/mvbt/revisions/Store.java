@@ -88,6 +88,12 @@ public final class Store implements AutoCloseable {
     private volatile boolean closed;
     /** The redo log commits go to ({@link StoreOptions#redoLog}); null if none. */
     private volatile RedoLog log;
+    /** Where a sole writer's redo log lies (whether or not it records), or null. */
+    private final RedoStorage redoStorage;
+    /** What the check of the redo log before recovery found to replay. */
+    private RedoReplay.Plan logPlan = RedoReplay.Plan.NOTHING;
+    /** The damage to the redo log an open accepted ({@link StoreOptions#replayUntilLogDamage}), or null. */
+    private volatile String logDamage;
     private final StoreMetrics metrics = new StoreMetrics(this);
     private long lastSlowReaderScan = System.nanoTime() - 1_000_000_000L;
     private long lastStaleScan = System.nanoTime();
@@ -110,15 +116,17 @@ public final class Store implements AutoCloseable {
      * @param shadowed a file whose sole writer holds recent pages in a shadow ({@link Shadows}), or
      *        which is read beside such a writer; null for others
      * @param mode builds the {@link Peers}
+     * @param redo where a sole writer's redo log lies, or null
      */
     private record Deployment(ReaderRegistry registry, boolean othersWrite, Writeback writeback, Prefaulter prefaulter,
-            FilePageStore shadowed, Mode mode) {
+            FilePageStore shadowed, Mode mode, RedoStorage redo) {
     }
 
     private Store(PageStore pages, StoreOptions options, boolean create, Deployment deployment) {
         this.pages = pages;
         this.options = options;
         this.registry = deployment.registry;
+        this.redoStorage = deployment.redo;
         this.writeback = deployment.writeback;
         boolean othersWrite = deployment.othersWrite;
         this.limits = new TreeLimits(pages.pageSize());
@@ -204,11 +212,12 @@ public final class Store implements AutoCloseable {
             Deployment deployment = shared
                     ? new Deployment(registry, true, inPlace, null, null, s -> new TurnTakingPeers(file, s.registry, s.slots,
                             s.publisher, s.space, s.adoption, s.health, s.holders, s.writer, options, s.writerWaits,
-                            s.fileFollower(file, false)))
+                            s.fileFollower(file, false)), null)
                     : new Deployment(registry, false, inPlace, options.prefault() ? new Prefaulter(file,
-                            file.describe()) : null, file, s -> new SolePeers(s.registry, s.slots, s.publisher));
+                            file.describe()) : null, file, s -> new SolePeers(s.registry, s.slots, s.publisher),
+                            new RedoFiles(path));
             Store store = new Store(file, options, file.created(), deployment);
-            return shared ? store : store.withRedoLog(new RedoFiles(path), file.created());
+            return shared ? store : store.withRedoLog(file.created());
         } catch (RuntimeException | Error e) {
             file.close();
             throw e;
@@ -232,7 +241,7 @@ public final class Store implements AutoCloseable {
         FilePageStore file = FilePageStore.openReadOnly(path, MetaPage::detectPageSize, options.maxReaders());
         try {
             return new Store(file, options, false, new Deployment(ReaderRegistry.shared(file.lockFile()), true,
-                    Writeback.inPlace(file), null, file, s -> new FollowerPeers(s.fileFollower(file, true), s.slots)));
+                    Writeback.inPlace(file), null, file, s -> new FollowerPeers(s.fileFollower(file, true), s.slots), null));
         } catch (RuntimeException | Error e) {
             file.close();
             throw e;
@@ -271,19 +280,19 @@ public final class Store implements AutoCloseable {
         ReaderRegistry registry = ReaderRegistry.inMemory(options.maxReaders());
         if (!(pages instanceof RemotePageStore remote)) {
             Store store = new Store(pages, options, create, new Deployment(registry, false, Writeback.inPlace(pages),
-                    null, null, s -> new SolePeers(s.registry, s.slots, s.publisher)));
-            return redo == null ? store : store.withRedoLog(redo, create);
+                    null, null, s -> new SolePeers(s.registry, s.slots, s.publisher), redo));
+            return redo == null ? store : store.withRedoLog(create);
         }
         SharedPages shared = remote.shared();
         Writeback sent = Writeback.sent(remote);
         if (shared.readOnly()) {
             return new Store(pages, options, create, new Deployment(registry, true, sent, null, null,
                     s -> new RemoteReaderPeers(shared, pages, s.registry, s.slots, s.checksums, s.publisher,
-                            s.adoption, s.treeIds::get)));
+                            s.adoption, s.treeIds::get), null));
         }
         return new Store(pages, options, create, new Deployment(registry, false, sent, null, null,
                 s -> new RemoteWriterPeers(shared, pages, s.publisher, s.space, s.health,
-                        new SolePeers(s.registry, s.slots, s.publisher))));
+                        new SolePeers(s.registry, s.slots, s.publisher)), null));
     }
 
     /** A store in memory with default options: same API, nothing durable. */
@@ -310,7 +319,8 @@ public final class Store implements AutoCloseable {
      * {@code storage} are replayed and checkpointed, its segments deleted, and, if the options ask
      * for one, a new log started. Closes the store if this fails.
      */
-    private Store withRedoLog(RedoStorage storage, boolean created) {
+    private Store withRedoLog(boolean created) {
+        RedoStorage storage = redoStorage;
         try {
             long[] left = storage.segments();
             if (created && left.length > 0) {
@@ -323,7 +333,13 @@ public final class Store implements AutoCloseable {
                 StoreEvents.Replay event = new StoreEvents.Replay();
                 event.begin();
                 long from = latest().revision;
-                int replayed = RedoReplay.run(this, storage, publisher.storeId());
+                if (logPlan.damage() != null) {
+                    logDamage = "the redo log is damaged; replayed up to revision " + logPlan.through()
+                            + " and set its segments aside (replayUntilLogDamage): " + logPlan.damage();
+                    System.getLogger("io.mvbt.recovery").log(System.Logger.Level.WARNING, describe() + ": "
+                            + logDamage);
+                }
+                int replayed = RedoReplay.apply(this, storage, publisher.storeId(), logPlan);
                 if (replayed > 0) {
                     holdingWriter("replay", checkpoints::checkpointHoldingWriter);
                     checkUnfailed();
@@ -335,11 +351,22 @@ public final class Store implements AutoCloseable {
                         event.commit();
                     }
                 }
-                redo.start(options.redoLog());
+                // The metas stop naming a log before its segments go, and name the new one once it exists.
+                holdingWriter("replay", checkpoints::checkpointLogState);
+                checkUnfailed();
+                if (logDamage != null) {
+                    for (long first : storage.segments()) {
+                        storage.setAside(first);
+                    }
+                }
+                redo.start(options.redoLog(), latest().revision + 1);
                 if (options.redoLog()) {
                     committer.log(redo);
                     checkpoints.log(redo);
                     log = redo;
+                    publisher.logging(true);
+                    holdingWriter("redo log", checkpoints::checkpointLogState);
+                    checkUnfailed();
                 }
                 checkpoints.replaying(false);
             }
@@ -369,8 +396,19 @@ public final class Store implements AutoCloseable {
         publisher.publishFirst(first, space.flips, pages::sync);
     }
 
+    /**
+     * Decides, before recovery writes a byte, whether the redo log fits the revision the store opens
+     * at ({@link RedoReplay#check}): a refusal leaves every file as it was.
+     */
+    private void checkLog(MetaPage.Record m) {
+        if (redoStorage != null) {
+            logPlan = RedoReplay.check(this, redoStorage, publisher.storeId(), m.revision, m.logged(),
+                    options.replayUntilLogDamage());
+        }
+    }
+
     private void recover() {
-        MetaPage.Record m = adoption.adopt();
+        MetaPage.Record m = adoption.adopt(this::checkLog);
         if (!m.steady()) {
             checkpoints.checkpoint(access.withTrustUnsealed());
         }
@@ -762,7 +800,12 @@ public final class Store implements AutoCloseable {
      * writing.
      */
     public List<String> droppedRevisions() {
-        return adoption.dropped();
+        if (logDamage == null) {
+            return adoption.dropped();
+        }
+        List<String> all = new java.util.ArrayList<>(adoption.dropped());
+        all.add(logDamage);
+        return List.copyOf(all);
     }
 
     /** Live counters to poll without allocation (the same object every call). */
@@ -904,6 +947,8 @@ public final class Store implements AutoCloseable {
     }
 
     private void closeHoldingWriter() {
+        // Whether the newest meta, steady, no longer names the redo log: then its segments may go.
+        boolean logReleased = false;
         try {
             checkpoints.stop();
             // Writers that take turns checkpoint only in a turn; if another process holds it past the
@@ -912,6 +957,12 @@ public final class Store implements AutoCloseable {
             if (t != null) {
                 try (t) {
                     checkpoints.atClose(this::beginInternalWrite);
+                    if (log != null && health.failure() == null && durableRevision() == latest().revision) {
+                        // The last meta stops naming the log before its segments go.
+                        publisher.logging(false);
+                        checkpoints.checkpointLogState();
+                        logReleased = health.failure() == null && publisher.headIsSteady();
+                    }
                 }
                 if (dirty != null && health.failure() == null) {
                     // Every page is in the file now: the shadow goes.
@@ -927,8 +978,7 @@ public final class Store implements AutoCloseable {
             RedoLog redo = log;
             if (redo != null) {
                 // Its segments go once every commit is durable in the file; else the next open replays them.
-                redo.close(health.failure() == null && durableRevision() == latest().revision
-                        && publisher.headIsSteady());
+                redo.close(logReleased && health.failure() == null && durableRevision() == latest().revision);
             }
             // Snapshots left open stop holding their revisions here: the reader table outlives this
             // store object, and a later close of theirs must not clear a slot another took since.

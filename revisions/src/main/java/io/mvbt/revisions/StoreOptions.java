@@ -44,10 +44,12 @@ public final class StoreOptions {
     private final Path shadowDirectory;
     private final boolean compactAtClose;
     private final boolean redoLog;
+    private final boolean replayUntilLogDamage;
 
     private StoreOptions(int pageSize, Durability durability, Duration checkpointInterval, long checkpointBytes,
             Duration writeTimeout, SlowReaderPolicy slowReaders, int maxReaders, boolean sharedWriters,
-            boolean prefault, boolean checked, Path shadowDirectory, boolean compactAtClose, boolean redoLog) {
+            boolean prefault, boolean checked, Path shadowDirectory, boolean compactAtClose, boolean redoLog,
+            boolean replayUntilLogDamage) {
         this.pageSize = pageSize;
         this.durability = durability;
         this.checkpointInterval = checkpointInterval;
@@ -61,12 +63,13 @@ public final class StoreOptions {
         this.shadowDirectory = shadowDirectory;
         this.compactAtClose = compactAtClose;
         this.redoLog = redoLog;
+        this.replayUntilLogDamage = replayUntilLogDamage;
     }
 
     public static StoreOptions defaults() {
         return new StoreOptions(4096, Durability.SYNC, Duration.ofSeconds(5), 1L << 30, Duration.ofSeconds(10),
                 SlowReaderPolicy.none(), DEFAULT_MAX_READERS, false, true,
-                Boolean.getBoolean("mvbt.checked"), null, true, false);
+                Boolean.getBoolean("mvbt.checked"), null, true, false, false);
     }
 
     /** Page size of a store created with these options (a power of two, 4096 to 65536); an existing store keeps its own. */
@@ -76,7 +79,7 @@ public final class StoreOptions {
                     + " to " + PageStore.MAX_PAGE_SIZE + ", not " + pageSize);
         }
         return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout, slowReaders,
-                maxReaders, sharedWriters, prefault, checked, shadowDirectory, compactAtClose, redoLog);
+                maxReaders, sharedWriters, prefault, checked, shadowDirectory, compactAtClose, redoLog, replayUntilLogDamage);
     }
 
     /**
@@ -86,7 +89,8 @@ public final class StoreOptions {
      */
     public StoreOptions durability(Durability durability) {
         return new StoreOptions(pageSize, Objects.requireNonNull(durability), checkpointInterval, checkpointBytes,
-                writeTimeout, slowReaders, maxReaders, sharedWriters, prefault, checked, shadowDirectory, compactAtClose, redoLog);
+                writeTimeout, slowReaders, maxReaders, sharedWriters, prefault, checked, shadowDirectory, compactAtClose,
+                redoLog, replayUntilLogDamage);
     }
 
     /** Longest time between checkpoints in {@link Durability#NORMAL} mode (while there are commits). */
@@ -95,7 +99,7 @@ public final class StoreOptions {
             throw new IllegalArgumentException("checkpoint interval must be positive");
         }
         return new StoreOptions(pageSize, durability, interval, checkpointBytes, writeTimeout, slowReaders,
-                maxReaders, sharedWriters, prefault, checked, shadowDirectory, compactAtClose, redoLog);
+                maxReaders, sharedWriters, prefault, checked, shadowDirectory, compactAtClose, redoLog, replayUntilLogDamage);
     }
 
     /**
@@ -108,7 +112,7 @@ public final class StoreOptions {
             throw new IllegalArgumentException("checkpoint bytes must be positive");
         }
         return new StoreOptions(pageSize, durability, checkpointInterval, bytes, writeTimeout, slowReaders,
-                maxReaders, sharedWriters, prefault, checked, shadowDirectory, compactAtClose, redoLog);
+                maxReaders, sharedWriters, prefault, checked, shadowDirectory, compactAtClose, redoLog, replayUntilLogDamage);
     }
 
     /** How long {@link Store#beginWrite()} waits for the running write transaction. */
@@ -117,13 +121,14 @@ public final class StoreOptions {
             throw new IllegalArgumentException("write timeout must not be negative");
         }
         return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, timeout, slowReaders,
-                maxReaders, sharedWriters, prefault, checked, shadowDirectory, compactAtClose, redoLog);
+                maxReaders, sharedWriters, prefault, checked, shadowDirectory, compactAtClose, redoLog, replayUntilLogDamage);
     }
 
     /** What to do about snapshots that hold old revisions too long (default: nothing). */
     public StoreOptions slowReaders(SlowReaderPolicy policy) {
         return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout,
-                Objects.requireNonNull(policy), maxReaders, sharedWriters, prefault, checked, shadowDirectory, compactAtClose, redoLog);
+                Objects.requireNonNull(policy), maxReaders, sharedWriters, prefault, checked, shadowDirectory,
+                compactAtClose, redoLog, replayUntilLogDamage);
     }
 
     /**
@@ -137,7 +142,7 @@ public final class StoreOptions {
             throw new IllegalArgumentException("max readers must be from 1 to " + (1 << 20) + ", not " + maxReaders);
         }
         return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout, slowReaders,
-                maxReaders, sharedWriters, prefault, checked, shadowDirectory, compactAtClose, redoLog);
+                maxReaders, sharedWriters, prefault, checked, shadowDirectory, compactAtClose, redoLog, replayUntilLogDamage);
     }
 
     /**
@@ -151,7 +156,7 @@ public final class StoreOptions {
      */
     public StoreOptions sharedWriters(boolean shared) {
         return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout, slowReaders,
-                maxReaders, shared, prefault, checked, shadowDirectory, compactAtClose, redoLog);
+                maxReaders, shared, prefault, checked, shadowDirectory, compactAtClose, redoLog, replayUntilLogDamage);
     }
 
     /**
@@ -166,7 +171,7 @@ public final class StoreOptions {
      */
     public StoreOptions prefault(boolean on) {
         return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout, slowReaders,
-                maxReaders, sharedWriters, on, checked, shadowDirectory, compactAtClose, redoLog);
+                maxReaders, sharedWriters, on, checked, shadowDirectory, compactAtClose, redoLog, replayUntilLogDamage);
     }
 
     /**
@@ -181,7 +186,7 @@ public final class StoreOptions {
      */
     public StoreOptions checked(boolean on) {
         return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout, slowReaders,
-                maxReaders, sharedWriters, prefault, on, shadowDirectory, compactAtClose, redoLog);
+                maxReaders, sharedWriters, prefault, on, shadowDirectory, compactAtClose, redoLog, replayUntilLogDamage);
     }
 
     public int pageSize() {
@@ -233,7 +238,7 @@ public final class StoreOptions {
      */
     public StoreOptions shadowDirectory(Path directory) {
         return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout, slowReaders,
-                maxReaders, sharedWriters, prefault, checked, directory, compactAtClose, redoLog);
+                maxReaders, sharedWriters, prefault, checked, directory, compactAtClose, redoLog, replayUntilLogDamage);
     }
 
     /**
@@ -245,7 +250,7 @@ public final class StoreOptions {
      */
     public StoreOptions compactAtClose(boolean on) {
         return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout, slowReaders,
-                maxReaders, sharedWriters, prefault, checked, shadowDirectory, on, redoLog);
+                maxReaders, sharedWriters, prefault, checked, shadowDirectory, on, redoLog, replayUntilLogDamage);
     }
 
     /**
@@ -263,11 +268,28 @@ public final class StoreOptions {
      */
     public StoreOptions redoLog(boolean on) {
         return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout, slowReaders,
-                maxReaders, sharedWriters, prefault, checked, shadowDirectory, compactAtClose, on);
+                maxReaders, sharedWriters, prefault, checked, shadowDirectory, compactAtClose, on, replayUntilLogDamage);
     }
 
     public boolean redoLog() {
         return redoLog;
+    }
+
+    /**
+     * Whether a writer opens a store whose redo log is damaged by replaying what can be read (default:
+     * no, the open refuses with a {@link io.mvbt.CorruptionException} that says where the damage is and
+     * which revisions are at stake, and changes nothing). With this on, the records up to the damage
+     * are replayed, the segments are set aside as {@code STORE.redo-*.damaged} instead of deleted,
+     * and the damage is logged and listed by {@link Store#droppedRevisions()}: commits the log alone
+     * held past the damage are lost. For an operator who has read the refusal and chosen this.
+     */
+    public StoreOptions replayUntilLogDamage(boolean on) {
+        return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout, slowReaders,
+                maxReaders, sharedWriters, prefault, checked, shadowDirectory, compactAtClose, redoLog, on);
+    }
+
+    public boolean replayUntilLogDamage() {
+        return replayUntilLogDamage;
     }
 
     public boolean compactAtClose() {

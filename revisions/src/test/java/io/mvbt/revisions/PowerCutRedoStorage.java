@@ -24,6 +24,7 @@ final class PowerCutRedoStorage implements RedoStorage {
     private final TreeMap<Long, File> files = new TreeMap<>();
     /** Deleted, but not durably: a cut may bring them back. */
     private final TreeMap<Long, File> deleted = new TreeMap<>();
+    private final TreeMap<Long, File> setAside = new TreeMap<>();
     private long syncs;
     private long cutAtSync = -1;
     private Random cutRandom;
@@ -123,6 +124,20 @@ final class PowerCutRedoStorage implements RedoStorage {
         if (f != null) {
             deleted.put(firstRevision, f);
         }
+    }
+
+    @Override
+    public synchronized void setAside(long firstRevision) {
+        checkPower();
+        File f = files.remove(firstRevision);
+        if (f != null) {
+            setAside.put(firstRevision, f);
+        }
+    }
+
+    /** Segments set aside ({@link #setAside}), by first revision. */
+    synchronized java.util.Set<Long> setAside() {
+        return new java.util.TreeSet<>(setAside.keySet());
     }
 
     @Override
