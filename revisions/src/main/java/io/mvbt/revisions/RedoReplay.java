@@ -356,18 +356,18 @@ final class RedoReplay {
      * have left a sector as it was.
      */
     private static boolean reachedTheDisk(byte[] tail, long position) {
+        if (tail.length < RedoLog.RECORD_HEAD_BYTES) {
+            // Its head runs past the end of the file: the rest never reached the disk.
+            return false;
+        }
         ByteBuffer view = ByteBuffer.wrap(tail).order(ByteOrder.LITTLE_ENDIAN);
         int end = RedoLog.RECORD_HEAD_BYTES;
-        if (tail.length >= RedoLog.RECORD_HEAD_BYTES) {
-            int length = view.getInt(0);
-            if (length >= RedoLog.BODY_FIXED_BYTES && length <= tail.length - RedoLog.RECORD_HEAD_BYTES) {
-                end += length;
-            } else if (length >= RedoLog.BODY_FIXED_BYTES) {
-                // Runs past the end of the file: the rest never reached the disk.
-                return false;
-            }
+        int length = view.getInt(0);
+        if (length >= RedoLog.BODY_FIXED_BYTES && length <= tail.length - RedoLog.RECORD_HEAD_BYTES) {
+            end += length;
+        } else if (length >= RedoLog.BODY_FIXED_BYTES) {
+            return false;
         }
-        end = Math.min(end, tail.length);
         int from = 0;
         while (from < end) {
             int to = (int) Math.min(end, from + RedoLog.SECTOR_BYTES - (position + from) % RedoLog.SECTOR_BYTES);
