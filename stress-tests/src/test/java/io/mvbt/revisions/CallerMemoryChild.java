@@ -15,6 +15,7 @@ import java.util.TreeMap;
 
 import org.agrona.concurrent.UnsafeBuffer;
 
+import io.mvbt.testkit.CallerBuffers;
 import io.mvbt.testkit.PowerCutPageStore;
 
 /**
@@ -120,9 +121,7 @@ public final class CallerMemoryChild {
 
     /** A new direct buffer holding {@code bytes}: callers pass it straight into a call and keep no reference. */
     private static UnsafeBuffer fresh(byte[] bytes) {
-        UnsafeBuffer buffer = new UnsafeBuffer(ByteBuffer.allocateDirect(bytes.length));
-        buffer.putBytes(0, bytes);
-        return buffer;
+        return CallerBuffers.FRESH_DIRECT.wrap(bytes);
     }
 
     private static String hex(byte[] key) {

@@ -20,11 +20,14 @@ import org.openjdk.jmh.annotations.Warmup;
 
 import io.mvbt.bench.Rng;
 import io.mvbt.bench.Workload;
+import io.mvbt.revisions.Durability;
+import io.mvbt.revisions.StoreOptions;
 import io.mvbt.revisions.WriteTxn;
 
 /**
  * The per-commit cost a history table pays: one write transaction that overwrites one random key
- * and commits, in {@code Durability.NORMAL} on a file store in a temp directory.
+ * and commits, in {@code Durability.NORMAL} (or {@code -p durability=SYNC}) on a file store in a
+ * temp directory, with or without a redo log ({@code -p redoLog=true}).
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -36,6 +39,12 @@ public class CommitBenchmark {
     @Param("1000000")
     public long entries;
 
+    @Param("NORMAL")
+    public Durability durability;
+
+    @Param("false")
+    public boolean redoLog;
+
     private StoreFixture fixture;
     private final Rng rng = new Rng(Workload.SEED + 2);
     private final Workload workload = new Workload();
@@ -46,7 +55,7 @@ public class CommitBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        fixture = new StoreFixture(entries);
+        fixture = new StoreFixture(entries, StoreOptions.defaults().durability(durability).redoLog(redoLog));
     }
 
     @TearDown(Level.Trial)

@@ -15,20 +15,24 @@ import io.mvbt.revisions.StoreOptions;
 import io.mvbt.revisions.Tree;
 import io.mvbt.revisions.WriteTxn;
 
-/** A file store in a temp directory, in NORMAL durability, loaded with the db_bench shape. */
+/** A file store in a temp directory, in NORMAL durability unless told, loaded with the db_bench shape. */
 final class StoreFixture implements AutoCloseable {
     final Path dir;
     final Store store;
     final Tree tree;
 
     StoreFixture(long entries) {
+        this(entries, StoreOptions.defaults().durability(Durability.NORMAL));
+    }
+
+    StoreFixture(long entries, StoreOptions options) {
         try {
             dir = Files.createTempDirectory("mvbt-jmh");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
         // The engine's checkpoint defaults, as a user gets them.
-        store = Store.open(dir.resolve("mvbt.db"), StoreOptions.defaults().durability(Durability.NORMAL));
+        store = Store.open(dir.resolve("mvbt.db"), options);
         tree = store.tree("bench");
         Workload w = new Workload();
         Permutation order = new Permutation(entries, Workload.SEED);
@@ -43,7 +47,7 @@ final class StoreFixture implements AutoCloseable {
                     w.value(i, 0, value);
                     tx.put(tree, key, value);
                 }
-                tx.commit();
+                tx.commit(Durability.NORMAL);
             }
         }
         store.sync();
