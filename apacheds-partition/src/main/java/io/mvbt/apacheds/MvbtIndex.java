@@ -3,6 +3,7 @@ package io.mvbt.apacheds;
 
 import java.io.IOException;
 import java.net.URI;
+import java.util.function.UnaryOperator;
 import org.apache.directory.api.ldap.model.cursor.Cursor;
 import org.apache.directory.api.ldap.model.cursor.CursorException;
 import org.apache.directory.api.ldap.model.cursor.EmptyCursor;
@@ -22,17 +23,23 @@ import org.apache.directory.server.xdbm.IndexEntry;
 class MvbtIndex<K> extends AbstractIndex<K, String> {
     private MvbtTable<K, String> forward;
     private MvbtTable<String, K> reverse;
+    private UnaryOperator<K> storedForm;
 
     /** An index ApacheDS configured; {@link MvbtPartition} gives it its tables. */
     MvbtIndex(String attributeId, boolean withReverse) {
         super(attributeId, withReverse);
     }
 
+    /**
+     * {@code storedForm} puts a value ApacheDS orders by (range counts, cursor positions) in the
+     * form the forward table holds values in ({@link IndexedForm}).
+     */
     final void init(org.apache.directory.api.ldap.model.schema.AttributeType type, MvbtTable<K, String> forward,
-            MvbtTable<String, K> reverse) {
+            MvbtTable<String, K> reverse, UnaryOperator<K> storedForm) {
         this.attributeType = type;
         this.forward = forward;
         this.reverse = withReverse ? reverse : null;
+        this.storedForm = storedForm;
         this.initialized = true;
     }
 
@@ -58,12 +65,12 @@ class MvbtIndex<K> extends AbstractIndex<K, String> {
 
     @Override
     public long greaterThanCount(PartitionTxn txn, K value) {
-        return forward.greaterThanCount(txn, value);
+        return forward.greaterThanCount(txn, storedForm.apply(value));
     }
 
     @Override
     public long lessThanCount(PartitionTxn txn, K value) {
-        return forward.lessThanCount(txn, value);
+        return forward.lessThanCount(txn, storedForm.apply(value));
     }
 
     @Override
@@ -108,9 +115,8 @@ class MvbtIndex<K> extends AbstractIndex<K, String> {
     }
 
     @Override
-    @SuppressWarnings({"unchecked", "rawtypes"})
     public Cursor<IndexEntry<K, String>> forwardCursor(PartitionTxn txn) {
-        return new IndexCursorAdaptor(txn, (Cursor) forward.cursor(txn), true);
+        return new ValuePositionedCursor<>(txn, forward.cursor(txn), storedForm);
     }
 
     @Override

@@ -20,6 +20,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.UnaryOperator;
 import org.apache.directory.api.ldap.model.constants.SchemaConstants;
 import org.apache.directory.api.ldap.model.csn.CsnFactory;
 import org.apache.directory.api.ldap.model.cursor.Cursor;
@@ -164,7 +165,7 @@ public class MvbtPartition extends AbstractBTreePartition {
             rdnReverse = tree(name + ".rev");
             index.init(type, new RdnForwardTable(store, tree(name + ".fwd"), whole),
                     new MvbtTable<>(store, rdnReverse, Codecs.STRING, whole, false, String::compareTo,
-                            ParentIdAndRdn::compareTo));
+                            ParentIdAndRdn::compareTo), UnaryOperator.identity());
             return index;
         }
         Codec keys = keyCodec(type);
@@ -174,7 +175,9 @@ public class MvbtPartition extends AbstractBTreePartition {
         index.init(type, new MvbtTable(store, store.tree(name + ".fwd"), keys, Codecs.STRING, true, comparator,
                 Comparator.<String>naturalOrder()),
                 withReverse ? new MvbtTable(store, store.tree(name + ".rev"), Codecs.STRING, keys, multiValued,
-                        Comparator.<String>naturalOrder(), comparator) : null);
+                        Comparator.<String>naturalOrder(), comparator) : null,
+                // ApacheDS orders by a filter's value as written only in user indexes; system ones are probed with stored forms
+                system ? UnaryOperator.identity() : IndexedForm.of(type));
         if (!built) {
             build(index, type, name, withReverse);
         }
