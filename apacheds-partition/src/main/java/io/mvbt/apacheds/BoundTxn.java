@@ -36,6 +36,13 @@ final class BoundTxn {
         return bound;
     }
 
+    /** The write transaction of {@code store} bound on this thread and still at work, or null. */
+    static WriteTxnAdapter working(io.mvbt.revisions.Store store) {
+        PartitionView bound = CURRENT.get();
+        return bound instanceof WriteTxnAdapter && bound.store() == store && ((WriteTxnAdapter) bound).isWorking()
+                ? (WriteTxnAdapter) bound : null;
+    }
+
     interface Scope extends AutoCloseable {
         @Override
         void close();

@@ -79,6 +79,7 @@ public class MvbtPartition extends AbstractBTreePartition {
     private static final int MAX_CACHED_DNS = 100_000;
 
     private final ConcurrentHashMap<String, VersionedDn> entryDns = new ConcurrentHashMap<>();
+    private volatile boolean managerNoted;
     private final java.util.Set<String> configuredIndexes = new java.util.HashSet<>();
     private Store store;
     private Tree rdnReverse;
@@ -346,9 +347,22 @@ public class MvbtPartition extends AbstractBTreePartition {
                 isSyncOnWrite() ? Durability.SYNC : Durability.NORMAL));
     }
 
-    /** Saves the context CSN (in a commit of its own) and makes every commit durable. */
+    /**
+     * Saves the context CSN (in a commit of its own) and makes every commit durable. ApacheDS
+     * also calls it at the end of its delete, rename and move, inside the operation's transaction,
+     * which holds the store's writer: there the CSN is saved in that transaction, whose commit
+     * (synced when the partition syncs on write, as it must be for ApacheDS to call this) makes it
+     * durable. A transaction of its own would wait for the writer this thread holds; under
+     * {@link SnapshotOperationManager} it joined the operation's, under ApacheDS's own manager
+     * every delete, rename and move waited 30 s and failed.
+     */
     @Override
     public void sync() throws LdapException {
+        WriteTxnAdapter operation = BoundTxn.working(store);
+        if (operation != null) {
+            super.saveContextCsn(operation);
+            return;
+        }
         if (store != null && !store.isReadOnly()) {
             if (ctxCsnChanged) {
                 try (WriteTxnAdapter write = beginWriteTransaction()) {
@@ -398,8 +412,29 @@ public class MvbtPartition extends AbstractBTreePartition {
 
     // ---- reads on the operation's snapshot, without the server's read lock
 
+    /**
+     * Says once, at the first operation that reaches the partition (a server's first is its own
+     * at startup), when ApacheDS's own operation manager runs it: it works there, with the
+     * server-wide lock around every search, and what {@link SnapshotOperationManager} adds is
+     * named, with how to have it.
+     */
+    private void noteOperationManager(OperationContext context) {
+        if (managerNoted || context.getSession() == null) {
+            return;
+        }
+        managerNoted = true;
+        if (!(context.getSession().getDirectoryService().getOperationManager() instanceof SnapshotOperationManager)) {
+            System.getLogger("io.mvbt.apacheds").log(System.Logger.Level.INFO, "mvbt partition " + id
+                    + " runs under ApacheDS's own operation manager: its searches take the server-wide read lock,"
+                    + " and a write transaction ApacheDS leaves open after an exception that is not its own holds"
+                    + " the writer. SnapshotOperationManager.install(service) before the service starts lets"
+                    + " searches read snapshots without the lock and ends what an operation leaves open.");
+        }
+    }
+
     @Override
     public EntryFilteringCursor search(SearchOperationContext context) throws LdapException {
+        noteOperationManager(context);
         try (BoundTxn.Scope bound = BoundTxn.bind(context.getTransaction());
                 BoundTxn.Scope unlocked = SnapshotReads.enter()) {
             EntryFilteringCursor results = super.search(context);
@@ -508,6 +543,7 @@ public class MvbtPartition extends AbstractBTreePartition {
      * ApacheDS gives none of this partition's: an interceptor may write without one.
      */
     private <T> T write(String operation, OperationContext context, Write<T> write) throws LdapException {
+        noteOperationManager(context);
         PartitionTxn given = context.getTransaction();
         try {
             if (given instanceof WriteTxnAdapter && ((WriteTxnAdapter) given).store() == store) {

@@ -6,6 +6,9 @@ import io.mvbt.revisions.ReadView;
 import io.mvbt.revisions.Store;
 import io.mvbt.revisions.WriteTxn;
 import java.io.IOException;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Set;
 import java.util.function.Supplier;
 import org.apache.directory.server.core.api.partition.PartitionWriteTxn;
 
@@ -19,6 +22,14 @@ import org.apache.directory.server.core.api.partition.PartitionWriteTxn;
  * transaction it never uses nor closes, then a second one for the work.
  */
 final class WriteTxnAdapter extends PartitionWriteTxn implements PartitionView {
+    /**
+     * The stores whose writer this thread holds in a transaction not yet ended. A second
+     * transaction of such a store on this thread would wait for a permit only this thread can
+     * give back: it fails at once instead of after the writer timeout.
+     */
+    private static final ThreadLocal<Set<Store>> HELD =
+            ThreadLocal.withInitial(() -> Collections.newSetFromMap(new IdentityHashMap<>()));
+
     private final Store store;
     private final Supplier<WriteTxn> begin;
     private final Durability durability;
@@ -54,7 +65,13 @@ final class WriteTxnAdapter extends PartitionWriteTxn implements PartitionView {
             if (finished) {
                 throw new IllegalStateException("the write transaction is finished");
             }
+            if (HELD.get().contains(store)) {
+                throw new IllegalStateException("this thread already holds the writer of the partition's store in a"
+                        + " write transaction it has not ended; a second one would wait for itself"
+                        + " (SnapshotOperationManager joins the transactions of one operation)");
+            }
             txn = begin.get();
+            HELD.get().add(store);
         }
         return txn;
     }
@@ -88,6 +105,8 @@ final class WriteTxnAdapter extends PartitionWriteTxn implements PartitionView {
             txn.commit(durability);
         } catch (RuntimeException e) {
             throw new IOException("the commit of revision " + txn.revision() + " failed: " + e.getMessage(), e);
+        } finally {
+            releaseIfEnded();
         }
     }
 
@@ -110,7 +129,17 @@ final class WriteTxnAdapter extends PartitionWriteTxn implements PartitionView {
     public void close() {
         finished = true;
         if (txn != null && !txn.isFinished()) {
-            txn.abort();
+            try {
+                txn.abort();
+            } finally {
+                releaseIfEnded();
+            }
+        }
+    }
+
+    private void releaseIfEnded() {
+        if (txn.isFinished()) {
+            HELD.get().remove(store);
         }
     }
 }

@@ -13,10 +13,13 @@ import org.apache.directory.api.ldap.model.message.SearchScope;
 import org.apache.directory.ldap.client.api.LdapNetworkConnection;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Searches and writes at once on an mvbt partition through a real server and real clients,
- * without the server-wide read lock, and the data after restarts. Sizes follow mvbt.profile.
+ * without the server-wide read lock ({@code MVBT}) and under ApacheDS's own operation manager
+ * and its lock ({@code MVBT_STOCK}), and the data after restarts. Sizes follow mvbt.profile.
  */
 class ConcurrentLdapTest {
     private static final boolean LONG = "long".equals(System.getProperty("mvbt.profile"));
@@ -24,11 +27,12 @@ class ConcurrentLdapTest {
     @TempDir
     Path directory;
 
-    @Test
-    void clientsThatAddSearchAndDeleteSeeEverythingAndNothingStale() throws Exception {
-        try (DirectoryServer server = DirectoryServer.start(DirectoryServer.Kind.MVBT, directory, true)) {
+    @ParameterizedTest
+    @EnumSource(names = {"MVBT", "MVBT_STOCK"})
+    void clientsThatAddSearchAndDeleteSeeEverythingAndNothingStale(DirectoryServer.Kind kind) throws Exception {
+        try (DirectoryServer server = DirectoryServer.start(kind, directory, true)) {
             Workloads.Counts counts = Workloads.clientsAddSearchDelete(server.port(), 20, LONG ? 100 : 25, LONG ? 10 : 1);
-            System.out.println("2014 scenario on mvbt: " + counts);
+            System.out.println("2014 scenario on " + kind + ": " + counts);
             assertEquals(0, counts.errors.get(), counts.toString());
             assertEquals(0, counts.missing.get(), counts.toString());
             assertEquals(0, counts.stale.get(), counts.toString());
@@ -37,11 +41,12 @@ class ConcurrentLdapTest {
         }
     }
 
-    @Test
-    void readersSeeWholeStatesWhileAWriterAddsAndDeletes() throws Exception {
-        try (DirectoryServer server = DirectoryServer.start(DirectoryServer.Kind.MVBT, directory, true)) {
+    @ParameterizedTest
+    @EnumSource(names = {"MVBT", "MVBT_STOCK"})
+    void readersSeeWholeStatesWhileAWriterAddsAndDeletes(DirectoryServer.Kind kind) throws Exception {
+        try (DirectoryServer server = DirectoryServer.start(kind, directory, true)) {
             Workloads.Counts counts = Workloads.writerAndOneLevelReaders(server.port(), LONG ? 2500 : 300, 5);
-            System.out.println("1 writer, 5 ONELEVEL readers on mvbt: " + counts);
+            System.out.println("1 writer, 5 ONELEVEL readers on " + kind + ": " + counts);
             assertEquals(0, counts.errors.get(), counts.toString());
             assertEquals(0, counts.missing.get(), counts.toString());
             assertEquals(0, counts.torn.get(), counts.toString());

@@ -2,14 +2,18 @@
 package io.mvbt.apacheds;
 
 import java.io.File;
+import java.io.IOException;
 import java.lang.reflect.Field;
 import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.stream.Stream;
 import org.apache.directory.api.ldap.model.entry.DefaultEntry;
 import org.apache.directory.api.ldap.model.name.Dn;
 import org.apache.directory.server.core.DefaultDirectoryService;
@@ -35,12 +39,21 @@ final class DirectoryServer implements AutoCloseable {
     static final String BASE = "dc=example,dc=com";
     static final String PEOPLE = "ou=people," + BASE;
 
-    /** The partition kinds compared; the stock ones as shipped (with the server-wide lock) or without it. */
+    /**
+     * The partition kinds compared: mvbt with {@link SnapshotOperationManager} (no read lock for
+     * its searches); mvbt dropped into a stock server (a JDBM system partition, ApacheDS's own
+     * operation manager and its lock), as a user configuring a partition would; the stock ones as
+     * shipped (with the server-wide lock) or without it.
+     */
     enum Kind {
-        MVBT, JDBM, JDBM_UNLOCKED, MAVIBOT, MAVIBOT_UNLOCKED;
+        MVBT, MVBT_STOCK, JDBM, JDBM_UNLOCKED, MAVIBOT, MAVIBOT_UNLOCKED;
 
         boolean stockLock() {
-            return this == JDBM || this == MAVIBOT;
+            return this == MVBT_STOCK || this == JDBM || this == MAVIBOT;
+        }
+
+        boolean mvbt() {
+            return this == MVBT || this == MVBT_STOCK;
         }
     }
 
@@ -58,6 +71,7 @@ final class DirectoryServer implements AutoCloseable {
         return ldap.getPort();
     }
 
+    /** A server on {@code directory}; {@code fresh}: emptied first, else on the partition's data as left (mvbt kinds). */
     static DirectoryServer start(Kind kind, Path directory, boolean fresh) throws Exception {
         return start(kind, directory, fresh, "uid", "ou", "cn");
     }
@@ -75,11 +89,13 @@ final class DirectoryServer implements AutoCloseable {
             if (!kind.stockLock()) {
                 withoutReadLock(service);
             }
-            PartitionFactory partitions = kind.name().startsWith("JDBM") ? new JdbmPartitionFactory()
-                    : new MavibotPartitionFactory();
+            PartitionFactory partitions = kind.name().startsWith("MAVIBOT") ? new MavibotPartitionFactory()
+                    : new JdbmPartitionFactory();
             factory = new DefaultDirectoryServiceFactory(service, partitions);
             String before = System.getProperty("workingDirectory");
-            System.setProperty("workingDirectory", directory.toString());
+            // ApacheDS's factory empties its instance directory: a stock server keeps the mvbt data beside it
+            System.setProperty("workingDirectory", kind == Kind.MVBT_STOCK ? directory.resolve("instance").toString()
+                    : directory.toString());
             try {
                 factory.init(name);
             } finally {
@@ -92,9 +108,16 @@ final class DirectoryServer implements AutoCloseable {
         }
         DirectoryService service = factory.getDirectoryService();
         service.getChangeLog().setEnabled(false);
-        PartitionFactory partitions = factory.getPartitionFactory();
+        PartitionFactory partitions = kind.mvbt() ? new MvbtPartitionFactory() : factory.getPartitionFactory();
+        File data = new File(service.getInstanceLayout().getPartitionsDirectory(), "example");
+        if (kind == Kind.MVBT_STOCK) {
+            data = directory.resolve("example").toFile();
+            if (fresh) {
+                deleteTree(data.toPath());
+            }
+        }
         Partition example = partitions.createPartition(service.getSchemaManager(), service.getDnFactory(), "example",
-                BASE, 1000, new File(service.getInstanceLayout().getPartitionsDirectory(), "example"));
+                BASE, 1000, data);
         for (String attribute : indexes) {
             partitions.addIndex(example, attribute, 1000);
         }
@@ -110,6 +133,17 @@ final class DirectoryServer implements AutoCloseable {
         ldap.setTransports(new TcpTransport("localhost", freePort()));
         ldap.start();
         return new DirectoryServer(kind, service, ldap);
+    }
+
+    private static void deleteTree(Path directory) throws IOException {
+        if (!Files.exists(directory)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(directory)) {
+            for (Path p : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
+                Files.delete(p);
+            }
+        }
     }
 
     private static int freePort() throws Exception {

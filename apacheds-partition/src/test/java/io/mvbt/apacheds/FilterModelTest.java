@@ -63,7 +63,7 @@ class FilterModelTest {
     Path directory;
 
     @ParameterizedTest
-    @EnumSource(names = {"MVBT"})
+    @EnumSource(names = {"MVBT", "MVBT_STOCK"})
     void everyFilterKindOnEveryAttributeKindFindsWhatTheModelFinds(DirectoryServer.Kind kind) throws Exception {
         long seed = Long.getLong("mvbt.seed", System.nanoTime());
         Random random = new Random(seed);

@@ -88,4 +88,21 @@ class WriteTransactionsTest {
         });
         assertTrue(writerFree());
     }
+
+    @Test
+    void aSecondTransactionOfAThreadHoldingTheWriterFailsAtOnceOutsideAnOperation() {
+        // ApacheDS's own operation manager opens no operation scope: nothing can join the first
+        WriteTxnAdapter first = partition.beginWriteTransaction();
+        first.view();
+        WriteTxnAdapter second = partition.beginWriteTransaction();
+        long start = System.nanoTime();
+        IllegalStateException refused = assertThrows(IllegalStateException.class, second::view);
+        assertTrue(System.nanoTime() - start < 5_000_000_000L, "it did not wait for the writer timeout");
+        assertTrue(refused.getMessage().contains("would wait for itself"), refused.getMessage());
+        first.close();
+        assertTrue(writerFree(), "the first one's end gave the writer back");
+        WriteTxnAdapter later = partition.beginWriteTransaction();
+        later.view();
+        later.close();
+    }
 }
