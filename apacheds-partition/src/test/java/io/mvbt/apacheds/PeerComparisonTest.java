@@ -17,10 +17,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The mvbt partition beside ApacheDS's JDBM partition (the default, with its server-wide lock,
- * as shipped) and its Mavibot partition, and both stock partitions without the lock, in one run:
- * the 2014 scenario, one writer with five ONELEVEL readers, and SearchPerfIT's search rates. The
- * mvbt partition must be correct; what the others do is reported (even with the lock, a stock
+ * The mvbt partition, in both its modes (with {@link SnapshotOperationManager}, and dropped into a
+ * stock server under ApacheDS's own operation manager and its lock), beside ApacheDS's JDBM
+ * partition (the default, with its server-wide lock, as shipped) and its Mavibot partition, and
+ * both stock partitions without the lock, in one run: the 2014 scenario, one writer with five
+ * ONELEVEL readers, and SearchPerfIT's search rates. The mvbt partition must be correct in both
+ * modes; what the others do is reported (even with the lock, a stock
  * search fetches its entries after the lock is released, so it does not read one state). The
  * report is printed and written to target/apacheds-comparison.txt. Sizes follow mvbt.profile;
  * docs/apacheds.md gives the command of the long run.
@@ -53,8 +55,8 @@ class PeerComparisonTest {
                         writerEntries, 5)));
                 lines.add(run(kind, "searches", () -> SearchRates.measure(server.port(), searchEntries, millis)));
             } catch (Exception e) {
-                if (kind == DirectoryServer.Kind.MVBT) {
-                    throw new AssertionError("mvbt: the server failed", e);
+                if (kind.mvbt()) {
+                    throw new AssertionError(kind + ": the server failed", e);
                 }
                 lines.add(String.format("%-17s %s", kind, "the server failed: " + e));
             }
@@ -68,19 +70,19 @@ class PeerComparisonTest {
 
     /**
      * One workload's line of the report: its counts, or how it failed. The mvbt partition must
-     * finish every workload with no error, nothing missing, stale or torn.
+     * finish every workload in both modes with no error, nothing missing, stale or torn.
      */
     private static String run(DirectoryServer.Kind kind, String workload, Callable<?> work) {
         Object result;
         try {
             result = bounded(work);
         } catch (Exception e) {
-            if (kind == DirectoryServer.Kind.MVBT) {
-                throw new AssertionError("mvbt: " + workload + " failed", e);
+            if (kind.mvbt()) {
+                throw new AssertionError(kind + ": " + workload + " failed", e);
             }
             result = "failed: " + rootMessage(e);
         }
-        if (kind == DirectoryServer.Kind.MVBT && result instanceof Workloads.Counts) {
+        if (kind.mvbt() && result instanceof Workloads.Counts) {
             Workloads.Counts c = (Workloads.Counts) result;
             assertEquals(0, c.errors.get() + c.missing.get() + c.stale.get() + c.torn.get(), kind + ": " + c);
         }
