@@ -183,6 +183,21 @@ final class Checkpoints {
         }
     }
 
+    /**
+     * Publishes {@code revision}, above the newest, changing nothing else, as a SYNC commit
+     * would: a writer session's first revision ({@link Peers#sessionRevision}).
+     */
+    void publishUnchanged(long revision) {
+        synchronized (lock) {
+            publishSynced(revision, durable -> {
+                Revision base = publisher.latest();
+                return new Revision(revision, durable, base.catalog, base.fresh, pages.pageCount(),
+                        System.currentTimeMillis(), base.freeMapRoot, base.freeMapRevision, base.freeMapHeight,
+                        base.roots);
+            });
+        }
+    }
+
     /** Seals {@code r}'s pages written after {@code since}, writing those of a shadow into the file. */
     private void seal(PageAccess access, Revision r, long since) {
         if (dirty == null || !dirty.attached()) {

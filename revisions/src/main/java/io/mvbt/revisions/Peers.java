@@ -42,6 +42,15 @@ interface Peers {
     default void opened(boolean created) {
     }
 
+    /**
+     * The revision a writer publishes once it has opened, before its first commit, changing
+     * nothing but the revision number, so that no commit of its session takes a number that pages
+     * of an earlier writer may carry; -1 to go on from {@code newest}.
+     */
+    default long sessionRevision(long newest) {
+        return -1;
+    }
+
     /** The newest committed revision, as this store sees it. */
     Revision newest();
 

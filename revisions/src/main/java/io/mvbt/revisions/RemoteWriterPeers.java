@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.mvbt.revisions;
 
+import java.security.SecureRandom;
+
 import org.agrona.collections.LongArrayList;
 
 import io.mvbt.StorageException;
@@ -13,10 +15,22 @@ import io.mvbt.pagestore.SharedPages;
  * registered, and each revision it replaced until no reader can be between reading its meta and
  * registering it. A writer that opens an existing store sweeps the pages earlier writers left
  * behind once no reader elsewhere can reach them.
+ *
+ * <p>A writer that takes over a store starts its revisions far above the newest it found
+ * ({@link #sessionRevision}). Pages are checked against the pointer that reaches them (page number
+ * and the revision that wrote it), so a page sent by a writer that lost its lease, even to a page
+ * number its successor uses (the reservation that keeps them apart lost in a failover), never
+ * passes for the successor's: its revision is one the successor's metas never name.
  */
 final class RemoteWriterPeers implements Peers {
     /** How often the writer looks at the registrations of readers on other hosts, at most. */
     private static final long LOOK_NANOS = 200_000_000L;
+    /**
+     * How far above the newest revision it found a writer that takes over starts, at least: more
+     * revisions than an earlier writer can have committed unseen (metas a failover lost). A random
+     * part up to as much again keeps apart two writers that found the same newest revision.
+     */
+    static final long SESSION_GAP = 1L << 32;
 
     private final SharedPages remote;
     private final PageStore pages;
@@ -37,6 +51,8 @@ final class RemoteWriterPeers implements Peers {
     private boolean sweepReady;
     /** Set at close: a fresh look lets go of everything it can. */
     private boolean closing;
+    /** Whether this writer opened a store an earlier writer wrote (and not one it created). */
+    private boolean tookOver;
 
     RemoteWriterPeers(SharedPages remote, PageStore pages, Publisher publisher, FreeSpace space, Health health,
             SolePeers local) {
@@ -50,12 +66,31 @@ final class RemoteWriterPeers implements Peers {
 
     @Override
     public void opened(boolean created) {
+        tookOver = !created;
         if (!created) {
             sweepBelow = publisher.latest().revision;
             openedNanos = System.nanoTime();
             // Readers elsewhere may hold any older revision until a look at them succeeds.
             space.holdersKnown(false);
         }
+    }
+
+    /**
+     * {@code newest} + {@link #SESSION_GAP} + a random 32-bit number for a writer that took over: an
+     * earlier writer still sending pages (it stalled past its lease) writes them at revisions from
+     * the newest it knew on, which is at most a few above {@code newest}. A new store needs none:
+     * its random store id seeds the checksum every page sent carries.
+     */
+    @Override
+    public long sessionRevision(long newest) {
+        if (!tookOver) {
+            return -1;
+        }
+        if (newest > Long.MAX_VALUE - 2 * SESSION_GAP) {
+            throw new StorageException(pages.describe() + " is at revision " + newest
+                    + ", which leaves no room for the revisions of another writer session");
+        }
+        return newest + SESSION_GAP + (new SecureRandom().nextInt() & 0xffff_ffffL);
     }
 
     @Override

@@ -169,10 +169,14 @@ public final class Store implements AutoCloseable {
                     shadows.attach(dirty, publisher, options.checkpointBytes());
                 }
             });
+            peers.opened(create);
+            long session = peers.sessionRevision(latest().revision);
+            if (session >= 0) {
+                checkpoints.publishUnchanged(session);
+            }
         } finally {
             pages.endSpan(span);
         }
-        peers.opened(create);
         checkpoints.start();
     }
 
