@@ -34,6 +34,8 @@ final class PageSeals {
     /** What a value is, bound into its seal. */
     static final byte PAGE = 'P';
     static final byte META = 'M';
+    /** The meta hash's field head ({@link MetaHead}). */
+    static final byte HEAD = 'H';
     private static final byte VERSION = 'S';
     private static final int SESSION_BYTES = 16;
     private static final int NONCE_BYTES = 12;
@@ -150,7 +152,8 @@ final class PageSeals {
             return cipher.doFinal(sealed, header, sealed.length - header);
         } catch (javax.crypto.AEADBadTagException e) {
             throw new Refused("it does not authenticate under key '" + keyId + "': altered, moved from another "
-                    + (kind == PAGE ? "page" : "meta slot") + " or store, or sealed with another key of that id");
+                    + (kind == PAGE ? "page" : kind == META ? "meta slot" : "field") + " or store, or sealed with"
+                    + " another key of that id");
         } catch (GeneralSecurityException e) {
             throw new Refused("it does not open under key '" + keyId + "': " + e);
         }

@@ -13,6 +13,8 @@ final class RedisKeys {
     static final byte[] PAGE_SIZE = bytes("pageSize");
     static final byte[] PAGE_COUNT = bytes("pageCount");
     static final byte[] RESERVED = bytes("reserved");
+    /** The newest meta of the slots ({@link MetaHead}). */
+    static final byte[] HEAD = bytes("head");
 
     final String name;
     final byte[] meta;

@@ -110,6 +110,8 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
     private final FailoverWait failover;
     /** Seals what is sent and opens what is read; null if the store is not sealed. */
     private final PageSeals seals;
+    /** A revision the application knows the store published (it must not open older), or -1. */
+    private final long knownRevision;
 
     private RedisPageStore(RedisNodes nodes, RedisKeys keys, String where, WriterLease lease, RedisStoreOptions options) {
         this.nodes = nodes;
@@ -126,6 +128,8 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
         this.where = where;
         this.lease = lease;
         this.registrations = new ReaderRegistrations(redis, keys, where, options, failover);
+        this.knownRevision = options.knownRevision();
+        MetaHead seen = SeenHeads.newest(keys.name);
         Map<String, byte[]> fields = fields(call("read the meta hash " + RedisKeys.text(keys.meta),
                 () -> redis.hgetAll(keys.meta)));
         if (lease == null && !fields.containsKey("pageCount")) {
@@ -145,18 +149,20 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
         this.reserved = reservedBefore;
         this.seals = seals(options.sealingKeys(), fields);
         this.local = new LocalPages(pageSize, options.cacheBytes());
+        byte[][] slots = openSlots(fields);
+        checkNewest(fields, slots, seen);
         if (lease == null) {
             // A reader: every page is in Redis.
             this.fresh = Long.MAX_VALUE;
             this.pageCount = published;
-            copySlots(fields);
+            copySlots(slots);
             registrations.startRefreshing();
             return;
         }
         this.fresh = Math.max(reservedBefore, META_SLOTS);
         // An empty page count tells the layer above to create a store; else every reserved page is ours to skip.
         this.pageCount = published == 0 ? 0 : reservedBefore;
-        copySlots(fields);
+        copySlots(slots);
         if (reservedBefore > Math.max(published, META_SLOTS)) {
             // Written by a writer that died (or lost its lease) before publishing them: no meta reaches them.
             deletePages(Math.max(published, META_SLOTS), reservedBefore);
@@ -228,7 +234,8 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
             return seals.open(kind, number, value);
         } catch (PageSeals.Refused e) {
             String what = kind == PageSeals.PAGE ? "(key " + RedisKeys.text(keys.page(number)) + ")"
-                    : "(meta slot " + number + " in " + RedisKeys.text(keys.meta) + ")";
+                    : kind == PageSeals.META ? "(meta slot " + number + " in " + RedisKeys.text(keys.meta) + ")"
+                    : "(field head of " + RedisKeys.text(keys.meta) + ")";
             throw new CorruptionException(kind == PageSeals.PAGE ? number : -1, "of sealed store '" + keys.name + "' on "
                     + where + " " + what + " is refused: " + e.getMessage());
         }
@@ -240,21 +247,75 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
         return fields;
     }
 
-    /** Copies the meta slots of the meta hash into pages 0 to 3 (zeros for a slot never written). */
-    private void copySlots(Map<String, byte[]> fields) {
+    /** The meta slots of the meta hash, opened (null for a slot never written). */
+    private byte[][] openSlots(Map<String, byte[]> fields) {
+        byte[][] slots = new byte[META_SLOTS][];
         for (int slot = 0; slot < META_SLOTS; slot++) {
             byte[] stored = fields.get(Integer.toString(slot));
-            byte[] bytes = stored == null ? null : opened(PageSeals.META, slot, stored);
-            if (bytes != null && bytes.length != pageSize) {
-                throw damaged("meta slot " + slot + " holds " + bytes.length + " bytes, not " + pageSize);
-            }
-            long address = local.take(slot, 1, null);
-            if (bytes == null) {
-                UNSAFE.setMemory(address, pageSize, (byte) 0);
-            } else {
-                copyIn(bytes, address);
+            slots[slot] = stored == null ? null : opened(PageSeals.META, slot, stored);
+            if (slots[slot] != null && slots[slot].length != pageSize) {
+                throw damaged("meta slot " + slot + " holds " + slots[slot].length + " bytes, not " + pageSize);
             }
         }
+        return slots;
+    }
+
+    /** Copies opened meta slots into pages 0 to 3 (zeros for a slot never written). */
+    private void copySlots(byte[][] slots) {
+        for (int slot = 0; slot < META_SLOTS; slot++) {
+            long address = local.take(slot, 1, null);
+            if (slots[slot] == null) {
+                UNSAFE.setMemory(address, pageSize, (byte) 0);
+            } else {
+                copyIn(slots[slot], address);
+            }
+        }
+    }
+
+    /**
+     * Refuses meta slots whose newest meta is not the one the meta hash's head names (a slot
+     * deleted, or put back from an older copy), is older than the newest this process saw of the
+     * store ({@code seen}, taken before the hash was read, so that a meta published meanwhile by
+     * a writer here does not count), or older than the revision the application knows. Then
+     * this process has seen it.
+     */
+    private void checkNewest(Map<String, byte[]> fields, byte[][] slots, MetaHead seen) {
+        MetaHead newest = MetaHead.newest(slots);
+        byte[] stored = fields.get("head");
+        if (stored != null) {
+            MetaHead head = MetaHead.decode(opened(PageSeals.HEAD, 0, stored));
+            if (head == null) {
+                throw damaged("its field head is not a slot, sequence, revision and store id");
+            }
+            if (!head.equals(newest)) {
+                throw rolledBack("its meta hash names the meta of " + head + " as the newest, but the newest of its"
+                        + " meta slots is " + (newest == null ? "none" : "of " + newest) + ": a meta slot was deleted"
+                        + " or put back from an older copy");
+            }
+        } else if (seals != null && fields.containsKey("pageCount")) {
+            // Every meta switch of a sealed store records it: only a deletion takes it away.
+            throw rolledBack("its meta hash names no newest meta (field head was deleted)");
+        }
+        if (newest == null) {
+            if (knownRevision >= 0) {
+                throw rolledBack("it holds no meta, but the application knows revision " + knownRevision + " of it");
+            }
+            return;
+        }
+        if (seen != null && newest.olderThan(seen)) {
+            throw rolledBack("its newest meta, of " + newest + ", is older than one this process has seen, of " + seen);
+        }
+        if (newest.revision() < knownRevision) {
+            throw rolledBack("its newest meta, of " + newest + ", is older than revision " + knownRevision
+                    + ", which the application knows");
+        }
+        SeenHeads.saw(keys.name, newest);
+    }
+
+    private StoreRolledBackException rolledBack(String what) {
+        return new StoreRolledBackException(describe() + " was rolled back, or is damaged: " + what
+                + "; opening or following it would lose commits, and nothing was written (meta hash "
+                + RedisKeys.text(keys.meta) + ")");
     }
 
     /**
@@ -621,6 +682,8 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
         final LongArrayList lengths = new LongArrayList();
         final LongArrayList deletes = new LongArrayList();
         final List<byte[]> publish = new ArrayList<>();
+        /** The newest meta once this capture's meta switch is made, or null. */
+        MetaHead head;
     }
 
     private Capture capture(boolean withMeta) {
@@ -698,11 +761,19 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
         // a page count above it (only this writer raises it, under the lease).
         c.publish.add(RESERVED);
         c.publish.add(RedisKeys.bytes(Long.toString(reserved)));
+        byte[][] slots = new byte[META_SLOTS][];
         for (int slot = 0; slot < META_SLOTS; slot++) {
+            slots[slot] = copyOut(slot, 1);
             if (metaDirty[slot]) {
                 c.publish.add(RedisKeys.slotField(slot));
-                c.publish.add(copyOut(slot, 1));
+                c.publish.add(slots[slot]);
             }
+        }
+        // Named with every switch, so that a slot deleted or put back disagrees with it.
+        c.head = MetaHead.newest(slots);
+        if (c.head != null) {
+            c.publish.add(RedisKeys.HEAD);
+            c.publish.add(c.head.encode());
         }
         return c;
     }
@@ -776,11 +847,12 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
         }
         List<byte[]> publish = c.publish;
         if (seals != null) {
-            // Token, page count, page size and reservation go as they are; the meta slots after them sealed.
+            // Token, page count, page size and reservation go as they are; the meta slots and head after them sealed.
             publish = new ArrayList<>(c.publish);
             for (int i = 7; i + 1 < publish.size(); i += 2) {
-                publish.set(i + 1, seals.seal(PageSeals.META, Long.parseLong(RedisKeys.text(publish.get(i))),
-                        publish.get(i + 1)));
+                boolean head = java.util.Arrays.equals(publish.get(i), RedisKeys.HEAD);
+                publish.set(i + 1, head ? seals.seal(PageSeals.HEAD, 0, publish.get(i + 1))
+                        : seals.seal(PageSeals.META, Long.parseLong(RedisKeys.text(publish.get(i))), publish.get(i + 1)));
             }
             publish.add(SEAL_KEY);
             publish.add(RedisKeys.bytes(seals.currentKeyId()));
@@ -791,6 +863,9 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
         try (Batches batches = new Batches("switch the meta hash " + RedisKeys.text(keys.meta), syncReplicas)) {
             batches.queue(keys.meta, batches.pipeline.eval(PUBLISH, List.of(keys.meta, keys.lease), publish));
             batches.finish();
+        }
+        if (c.head != null) {
+            SeenHeads.saw(keys.name, c.head);
         }
     }
 
@@ -1017,6 +1092,7 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
     @Override
     public synchronized void refreshMeta(boolean forSnapshot) {
         checkOpen();
+        MetaHead seen = SeenHeads.newest(keys.name);
         List<?> reply = registrations.readMeta(publications, forSnapshot);
         String count = RedisKeys.text((byte[]) reply.get(0));
         if (reply.size() == 1) {
@@ -1029,10 +1105,12 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
         }
         Map<String, byte[]> fields = fields(meta);
         long pages = fields.containsKey("pageCount") ? number(fields, "pageCount") : 0;
+        byte[][] slots = openSlots(fields);
+        checkNewest(fields, slots, seen);
         if (pages > pageCount) {
             pageCount = pages;
         }
-        copySlots(fields);
+        copySlots(slots);
         publications = count;
     }
 

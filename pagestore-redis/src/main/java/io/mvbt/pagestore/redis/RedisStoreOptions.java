@@ -24,10 +24,11 @@ public final class RedisStoreOptions {
     private final Duration replicaTimeout;
     private final Duration failoverWait;
     private final SealingKeys sealingKeys;
+    private final long knownRevision;
 
     private RedisStoreOptions(int pageSize, Duration leaseTime, Duration leaseWait, Duration commandTimeout,
             Duration readerLease, long cacheBytes, int syncReplicas, Duration replicaTimeout, Duration failoverWait,
-            SealingKeys sealingKeys) {
+            SealingKeys sealingKeys, long knownRevision) {
         this.pageSize = pageSize;
         this.leaseTime = leaseTime;
         this.leaseWait = leaseWait;
@@ -38,11 +39,12 @@ public final class RedisStoreOptions {
         this.replicaTimeout = replicaTimeout;
         this.failoverWait = failoverWait;
         this.sealingKeys = sealingKeys;
+        this.knownRevision = knownRevision;
     }
 
     public static RedisStoreOptions defaults() {
         return new RedisStoreOptions(4096, Duration.ofSeconds(10), Duration.ZERO, Duration.ofSeconds(5),
-                Duration.ofSeconds(10), 1L << 30, 0, Duration.ofSeconds(1), Duration.ofSeconds(20), null);
+                Duration.ofSeconds(10), 1L << 30, 0, Duration.ofSeconds(1), Duration.ofSeconds(20), null, -1);
     }
 
     /** Page size of a store created with these options; an existing store keeps its own. */
@@ -52,7 +54,7 @@ public final class RedisStoreOptions {
                     + " to " + PageStore.MAX_PAGE_SIZE + ", not " + pageSize);
         }
         return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes, syncReplicas,
-                replicaTimeout, failoverWait, sealingKeys);
+                replicaTimeout, failoverWait, sealingKeys, knownRevision);
     }
 
     /**
@@ -64,7 +66,7 @@ public final class RedisStoreOptions {
             throw new IllegalArgumentException("a lease time below 300 ms leaves no time to refresh it: " + leaseTime);
         }
         return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes, syncReplicas,
-                replicaTimeout, failoverWait, sealingKeys);
+                replicaTimeout, failoverWait, sealingKeys, knownRevision);
     }
 
     /** How long opening waits for another writer's lease to end before it fails. */
@@ -73,7 +75,7 @@ public final class RedisStoreOptions {
             throw new IllegalArgumentException("negative lease wait: " + leaseWait);
         }
         return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes, syncReplicas,
-                replicaTimeout, failoverWait, sealingKeys);
+                replicaTimeout, failoverWait, sealingKeys, knownRevision);
     }
 
     /** How long one Redis command may take before it fails (an unreachable node fails after this). */
@@ -82,7 +84,7 @@ public final class RedisStoreOptions {
             throw new IllegalArgumentException("command timeout below 1 ms: " + commandTimeout);
         }
         return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes, syncReplicas,
-                replicaTimeout, failoverWait, sealingKeys);
+                replicaTimeout, failoverWait, sealingKeys, knownRevision);
     }
 
 
@@ -95,7 +97,7 @@ public final class RedisStoreOptions {
             throw new IllegalArgumentException("a reader lease below 300 ms leaves no time to refresh it: " + readerLease);
         }
         return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes, syncReplicas,
-                replicaTimeout, failoverWait, sealingKeys);
+                replicaTimeout, failoverWait, sealingKeys, knownRevision);
     }
 
     /**
@@ -110,7 +112,7 @@ public final class RedisStoreOptions {
             throw new IllegalArgumentException("a page cache below 256 KiB: " + cacheBytes + " bytes");
         }
         return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes, syncReplicas,
-                replicaTimeout, failoverWait, sealingKeys);
+                replicaTimeout, failoverWait, sealingKeys, knownRevision);
     }
 
     /**
@@ -129,7 +131,7 @@ public final class RedisStoreOptions {
             throw new IllegalArgumentException("a replica timeout below 1 ms: " + timeout);
         }
         return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes, count,
-                timeout, failoverWait, sealingKeys);
+                timeout, failoverWait, sealingKeys, knownRevision);
     }
 
     /**
@@ -145,7 +147,7 @@ public final class RedisStoreOptions {
             throw new IllegalArgumentException("negative failover wait: " + failoverWait);
         }
         return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes,
-                syncReplicas, replicaTimeout, failoverWait, sealingKeys);
+                syncReplicas, replicaTimeout, failoverWait, sealingKeys, knownRevision);
     }
 
     /**
@@ -157,7 +159,27 @@ public final class RedisStoreOptions {
      */
     public RedisStoreOptions sealWith(SealingKeys keys) {
         return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes,
-                syncReplicas, replicaTimeout, failoverWait, java.util.Objects.requireNonNull(keys));
+                syncReplicas, replicaTimeout, failoverWait, java.util.Objects.requireNonNull(keys), knownRevision);
+    }
+
+    /**
+     * A revision the application knows this store has published, from a record it keeps outside
+     * Redis (a high-water mark: {@code Store.revision()} after a commit it relies on): the store
+     * refuses to open at an older newest revision, and a reader refuses to follow one, with
+     * {@link StoreRolledBackException}. Only such a record tells a meta hash restored whole from
+     * an older copy from the real one, in a process that never saw the newer (docs/redis.md).
+     */
+    public RedisStoreOptions knownRevision(long revision) {
+        if (revision < 0) {
+            throw new IllegalArgumentException("negative revision: " + revision);
+        }
+        return new RedisStoreOptions(pageSize, leaseTime, leaseWait, commandTimeout, readerLease, cacheBytes,
+                syncReplicas, replicaTimeout, failoverWait, sealingKeys, revision);
+    }
+
+    /** The revision the store must hold at least when it opens ({@link #knownRevision(long)}), or -1. */
+    public long knownRevision() {
+        return knownRevision;
     }
 
     /** The keys pages are sealed with, or null if they are not. */
