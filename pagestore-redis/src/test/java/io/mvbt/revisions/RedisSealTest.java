@@ -126,7 +126,7 @@ class RedisSealTest extends RedisTestServers {
             Map<byte[], byte[]> meta = redis.hgetAll(("{mvbt:" + name + "}:meta").getBytes(StandardCharsets.UTF_8));
             Set<String> fields = new HashSet<>();
             meta.forEach((field, v) -> fields.add(new String(field, StandardCharsets.UTF_8)));
-            assertTrue(fields.contains("sealSalt") && fields.contains("sealKey"), fields.toString());
+            assertTrue(fields.contains("sealKey") && fields.contains("head"), fields.toString());
             assertEquals("k1", new String(redis.hget(("{mvbt:" + name + "}:meta").getBytes(StandardCharsets.UTF_8),
                     "sealKey".getBytes(StandardCharsets.UTF_8)), StandardCharsets.UTF_8));
         }
@@ -173,7 +173,87 @@ class RedisSealTest extends RedisTestServers {
         }
     }
 
-    /** A snapshot that reads every page of the store meets page {@code key} and must refuse it, naming it. */
+    /**
+     * Store {@code b}'s meta hash and pages copied whole onto store {@code a}, sealed with the same
+     * key: a reader of {@code a} refuses them, naming the store, and does not read {@code b}'s
+     * entries as {@code a}'s.
+     */
+    @Test
+    void anotherStoreCopiedWholeOverAStoreIsRefusedNamingIt() throws Exception {
+        String a = "seal-" + (++names);
+        String b = "seal-" + (++names);
+        SealingKeys keys = SealingKeys.of("k1", key(1));
+        try (Store store = open(a, sealed(keys))) {
+            fill(store, 0, 10);
+        }
+        try (Store store = open(b, sealed(keys))) {
+            fill(store, 0, 300);
+        }
+        try (RedisClient redis = client()) {
+            for (byte[] key : pageKeys(redis, a)) {
+                redis.del(key);
+            }
+            for (byte[] key : pageKeys(redis, b)) {
+                String name = new String(key, StandardCharsets.UTF_8).replace("mvbt:" + b + ":", "mvbt:" + a + ":");
+                redis.set(name.getBytes(StandardCharsets.UTF_8), redis.get(key));
+            }
+            byte[] metaA = ("{mvbt:" + a + "}:meta").getBytes(StandardCharsets.UTF_8);
+            redis.del(metaA);
+            redis.hgetAll(("{mvbt:" + b + "}:meta").getBytes(StandardCharsets.UTF_8)).forEach((f, v) -> redis.hset(metaA, f, v));
+        }
+        MvbtException e = assertThrows(MvbtException.class, () -> {
+            try (Store store = openReader(a, sealed(keys))) {
+                readAll(store, 300);
+                store.check().throwIfDamaged();
+            }
+        });
+        CorruptionException damage = find(e);
+        assertTrue(damage != null && damage.getMessage().contains("store '" + a + "'"), e.toString());
+    }
+
+    /**
+     * Store {@code a}'s meta hash seeded with what store {@code b} holds for its seals before
+     * {@code a} is made: a value of either, put at the same page number in the other, is refused
+     * naming the store it was put in.
+     */
+    @Test
+    void aStoreSeededWithAnotherStoresSealFieldsSealsApartFromIt() throws Exception {
+        String a = "seal-" + (++names);
+        String b = "seal-" + (++names);
+        SealingKeys keys = SealingKeys.of("k1", key(1));
+        try (Store store = open(b, sealed(keys))) {
+            fill(store, 0, 300);
+        }
+        try (RedisClient redis = client()) {
+            byte[] metaA = ("{mvbt:" + a + "}:meta").getBytes(StandardCharsets.UTF_8);
+            byte[] metaB = ("{mvbt:" + b + "}:meta").getBytes(StandardCharsets.UTF_8);
+            for (String field : List.of("sealSalt", "sealKey")) {
+                byte[] value = redis.hget(metaB, field.getBytes(StandardCharsets.UTF_8));
+                if (value != null) {
+                    redis.hset(metaA, field.getBytes(StandardCharsets.UTF_8), value);
+                }
+            }
+        }
+        try (Store store = open(a, sealed(keys))) {
+            fill(store, 0, 300);
+        }
+        try (RedisClient redis = client()) {
+            byte[] pageA = pageKeys(redis, a).get(0);
+            byte[] pageB = new String(pageA, StandardCharsets.UTF_8).replace("mvbt:" + a + ":", "mvbt:" + b + ":")
+                    .getBytes(StandardCharsets.UTF_8);
+            byte[] valueA = redis.get(pageA);
+            byte[] valueB = redis.get(pageB);
+            assertTrue(valueB != null, "both stores have the page");
+            redis.set(pageA, valueB);
+            assertRefused(a, keys, pageA);
+            redis.set(pageA, valueA);
+            redis.set(pageB, valueA);
+            assertRefused(b, keys, pageB);
+            redis.set(pageB, valueB);
+        }
+    }
+
+    /** A snapshot that reads every page of the store meets page {@code key} and must refuse it, naming it and the store. */
     private static void assertRefused(String name, SealingKeys keys, byte[] key) {
         String pageNo = new String(key, StandardCharsets.UTF_8).substring(("mvbt:" + name + ":p:").length());
         MvbtException e = assertThrows(MvbtException.class, () -> {
@@ -184,7 +264,8 @@ class RedisSealTest extends RedisTestServers {
         });
         CorruptionException damage = find(e);
         assertTrue(damage != null, () -> "no CorruptionException in " + e);
-        assertTrue(damage.getMessage().contains(pageNo) && damage.getMessage().contains("refused"), damage.getMessage());
+        assertTrue(damage.getMessage().contains(pageNo) && damage.getMessage().contains("refused")
+                && damage.getMessage().contains("store '" + name + "'"), damage.getMessage());
     }
 
     private static CorruptionException find(Throwable e) {

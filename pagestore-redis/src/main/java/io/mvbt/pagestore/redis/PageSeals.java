@@ -18,17 +18,19 @@ import javax.crypto.spec.SecretKeySpec;
 import io.mvbt.StorageException;
 
 /**
- * Seals the values a store sends to Redis (pages and meta slots) with AES-GCM, and opens them:
- * whoever reads Redis sees ciphertext, and a value altered, moved to another page number or slot,
- * or taken from another store does not open. The layout is in docs/format.md ("Sealed values on
- * Redis"): a version byte, the key id, the writer's session id, a 12-byte nonce, the ciphertext
- * and its 16-byte tag.
+ * Seals the values a store sends to Redis (pages, meta slots and the meta's head) with AES-GCM,
+ * and opens them: whoever reads Redis sees ciphertext, and a value altered, moved to another page
+ * number or slot, or taken from another store does not open. The layout is in docs/format.md
+ * ("Sealed values on Redis"): a version byte, the key id, the writer's session id, a 12-byte nonce,
+ * the ciphertext and its 16-byte tag.
  *
  * <p>Each writer session seals with a key of its own, derived (HMAC-SHA256) from the application's
- * key, the store's random salt and a random 128-bit session id, and counts its nonces from zero in
+ * key, the store's name and a random 128-bit session id, and counts its nonces from zero in
  * memory. So no nonce repeats under one key, and that rests on nothing Redis holds: a meta hash
  * rolled back, a counter reset by whoever can write to Redis, or a write lost in a failover cannot
- * make a writer reuse one.
+ * make a writer reuse one. The store's name is in every value's associated data as well, and
+ * nothing read from Redis takes part in deriving a key: a value of another store, or one made to
+ * look like it, never opens as this store's.
  */
 final class PageSeals {
     /** What a value is, bound into its seal. */
@@ -36,14 +38,17 @@ final class PageSeals {
     static final byte META = 'M';
     /** The meta hash's field head ({@link MetaHead}). */
     static final byte HEAD = 'H';
-    private static final byte VERSION = 'S';
+    private static final byte VERSION = 'T';
+    /** Version 1, of development builds, whose seals did not name the store. */
+    private static final byte VERSION_1 = 'S';
     private static final int SESSION_BYTES = 16;
     private static final int NONCE_BYTES = 12;
     private static final int TAG_BITS = 128;
-    private static final byte[] CONTEXT = "mvbt seal 1".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] CONTEXT = "mvbt seal 2".getBytes(StandardCharsets.US_ASCII);
 
     private final SealingKeys keys;
-    private final byte[] salt;
+    /** The store's name as the seals bind it: its length (16-bit) and UTF-8 bytes. */
+    private final byte[] store;
     /** This writer session's id, fresh at every open. */
     private final byte[] session = new byte[SESSION_BYTES];
     /** The next nonce of this session. */
@@ -54,15 +59,11 @@ final class PageSeals {
     private final Map<String, SecretKeySpec> derived = new ConcurrentHashMap<>();
     private final ThreadLocal<Cipher> ciphers = ThreadLocal.withInitial(PageSeals::newCipher);
 
-    PageSeals(SealingKeys keys, byte[] salt) {
+    PageSeals(SealingKeys keys, String storeName) {
         this.keys = keys;
-        this.salt = salt.clone();
+        byte[] name = storeName.getBytes(StandardCharsets.UTF_8);
+        this.store = ByteBuffer.allocate(2 + name.length).putShort((short) name.length).put(name).array();
         new SecureRandom().nextBytes(session);
-    }
-
-    /** The store's salt. */
-    byte[] salt() {
-        return salt.clone();
     }
 
     /**
@@ -133,6 +134,10 @@ final class PageSeals {
      * @throws StorageException if the keys lack the key it names
      */
     byte[] open(byte kind, long number, byte[] sealed) throws Refused {
+        if (sealed.length > 0 && sealed[0] == VERSION_1) {
+            throw new Refused("it was sealed by a development build whose seals did not name the store (version 1):"
+                    + " copy the store with that build into an unsealed one first");
+        }
         if (sealed.length < 2 || sealed[0] != VERSION) {
             throw new Refused("it is not a sealed value");
         }
@@ -159,10 +164,10 @@ final class PageSeals {
         }
     }
 
-    /** What the seal binds besides the value: the version, the store (through the key), kind, number, length, key id. */
-    private static byte[] associated(byte kind, long number, int length, byte[] id) {
-        return ByteBuffer.allocate(CONTEXT.length + 1 + 8 + 4 + id.length).put(CONTEXT).put(kind).putLong(number)
-                .putInt(length).put(id).array();
+    /** What the seal binds besides the value: the version, the store's name, kind, number, length, key id. */
+    private byte[] associated(byte kind, long number, int length, byte[] id) {
+        return ByteBuffer.allocate(CONTEXT.length + store.length + 1 + 8 + 4 + id.length).put(CONTEXT).put(store)
+                .put(kind).putLong(number).putInt(length).put(id).array();
     }
 
     /** The key of writer session {@code sessionId} of this store, from the application's key {@code keyId}. */
@@ -184,7 +189,7 @@ final class PageSeals {
             Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(new SecretKeySpec(bytes, "HmacSHA256"));
             mac.update(CONTEXT);
-            mac.update(salt);
+            mac.update(store);
             SecretKeySpec sessionKey = new SecretKeySpec(mac.doFinal(sessionId), "AES");
             derived.put(name, sessionKey);
             return sessionKey;

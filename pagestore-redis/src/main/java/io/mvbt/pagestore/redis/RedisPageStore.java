@@ -53,11 +53,7 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
             + "local r = tonumber(redis.call('HGET', KEYS[1], 'reserved') or '0') "
             + "if tonumber(ARGV[2]) > r then redis.call('HSET', KEYS[1], 'reserved', ARGV[2]) end "
             + "redis.call('HSETNX', KEYS[1], 'pageSize', ARGV[3]) return 1");
-    /** Records ARGV[2] as the store's sealing salt unless it has one, if the lease holds; returns the salt. */
-    private static final byte[] SALT = RedisKeys.bytes(CHECK_LEASE
-            + "redis.call('HSETNX', KEYS[1], 'sealSalt', ARGV[2]) return redis.call('HGET', KEYS[1], 'sealSalt')");
     private static final byte[] SEAL_KEY = RedisKeys.bytes("sealKey");
-    private static final byte[] SEAL_SALT = RedisKeys.bytes("sealSalt");
     private static final byte[] RESERVED = RedisKeys.bytes("reserved");
     /** Commands per pipelined round trip. */
     private static final int BATCH = 512;
@@ -169,29 +165,28 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
         }
     }
 
-    /** How this store seals and opens values, as its meta hash says and the options allow; null if unsealed. */
+    /**
+     * How this store seals and opens values, as its meta hash says and the options allow; null if
+     * unsealed. A sealed store's meta switches record {@code sealKey}: a store that has pages
+     * without it was made unsealed.
+     */
     private PageSeals seals(SealingKeys sealing, Map<String, byte[]> fields) {
-        byte[] salt = fields.get("sealSalt");
-        if (salt == null && sealing == null) {
+        byte[] keyId = fields.get("sealKey");
+        boolean exists = fields.containsKey("pageCount");
+        if (sealing == null && (keyId == null || !exists)) {
             return null;
         }
-        if (salt == null && fields.containsKey("pageCount")) {
+        if (keyId == null && exists) {
             throw new StorageException(describe() + " was made unsealed, and stays so: sealing starts with a new"
                     + " store (Store.copyTo into one opened with RedisStoreOptions.sealWith)");
         }
         if (sealing == null) {
             throw new StorageException(describe() + " is sealed: open it with RedisStoreOptions.sealWith(keys)");
         }
-        if (salt == null) {
-            byte[] random = new byte[16];
-            new java.security.SecureRandom().nextBytes(random);
-            // Every meta switch sets it again, so a failover that lost this write loses nothing.
-            salt = (byte[]) leaseScript("record the sealing salt in " + RedisKeys.text(keys.meta), SALT, List.of(random));
-        }
-        PageSeals made = new PageSeals(sealing, salt);
+        PageSeals made = new PageSeals(sealing, keys.name);
         try {
-            if (fields.containsKey("sealKey")) {
-                made.requireKey(RedisKeys.text(fields.get("sealKey")));
+            if (keyId != null && exists) {
+                made.requireKey(RedisKeys.text(keyId));
             }
             if (lease != null) {
                 made.currentKeyId();
@@ -856,8 +851,6 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
             }
             publish.add(SEAL_KEY);
             publish.add(RedisKeys.bytes(seals.currentKeyId()));
-            publish.add(SEAL_SALT);
-            publish.add(seals.salt());
         }
         // On the connection of the WAIT that follows it, which covers only that connection's writes.
         try (Batches batches = new Batches("switch the meta hash " + RedisKeys.text(keys.meta), syncReplicas)) {
