@@ -253,6 +253,35 @@ class RedisSealTest extends RedisTestServers {
         }
     }
 
+    /**
+     * A page or meta slot whose value names a key id the keys lack (whoever can write Redis can
+     * write any) is damage naming the page or slot, like any value that does not open.
+     */
+    @Test
+    void aValueNamingAKeyTheKeysLackIsRefusedNamingIt() throws Exception {
+        String name = "seal-" + (++names);
+        SealingKeys keys = SealingKeys.of("k1", key(1));
+        try (Store store = open(name, sealed(keys))) {
+            fill(store, 0, 300);
+        }
+        try (RedisClient redis = client()) {
+            byte[] page = pageKeys(redis, name).get(0);
+            byte[] original = redis.get(page);
+            byte[] forged = original.clone();
+            forged[3] = '9'; // "k1" becomes "k9"
+            redis.set(page, forged);
+            assertRefused(name, keys, page);
+            redis.set(page, original);
+            byte[] meta = ("{mvbt:" + name + "}:meta").getBytes(StandardCharsets.UTF_8);
+            byte[] slot = "0".getBytes(StandardCharsets.UTF_8);
+            byte[] value = redis.hget(meta, slot);
+            value[3] = '9';
+            redis.hset(meta, slot, value);
+        }
+        MvbtException e = assertThrows(MvbtException.class, () -> openReader(name, sealed(keys)).close());
+        assertTrue(find(e) != null && find(e).getMessage().contains("meta slot 0"), e.toString());
+    }
+
     /** A snapshot that reads every page of the store meets page {@code key} and must refuse it, naming it and the store. */
     private static void assertRefused(String name, SealingKeys keys, byte[] key) {
         String pageNo = new String(key, StandardCharsets.UTF_8).substring(("mvbt:" + name + ":p:").length());

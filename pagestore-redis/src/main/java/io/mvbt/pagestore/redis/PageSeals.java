@@ -6,7 +6,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 import javax.crypto.Cipher;
@@ -44,6 +43,8 @@ final class PageSeals {
     private static final int SESSION_BYTES = 16;
     private static final int NONCE_BYTES = 12;
     private static final int TAG_BITS = 128;
+    /** Derived keys kept for opening values. */
+    private static final int KEPT_KEYS = 256;
     private static final byte[] CONTEXT = "mvbt seal 2".getBytes(StandardCharsets.US_ASCII);
 
     private final SealingKeys keys;
@@ -55,8 +56,21 @@ final class PageSeals {
     private final AtomicLong nonces = new AtomicLong();
     /** The key this session sealed with last, by id: no derivation or lookup for the next seal. */
     private volatile SealingKey sealing;
-    /** Keys derived, by key id and session id. */
-    private final Map<String, SecretKeySpec> derived = new ConcurrentHashMap<>();
+    /**
+     * Keys that opened a value, by key id and session id, the most recently used kept: a store
+     * holds values of many writer sessions, and a key is derived again (one HMAC) in microseconds
+     * against a Redis round trip of hundreds. Only keys that opened a value are kept, so forged
+     * values fill nothing.
+     */
+    private final Map<String, SecretKeySpec> derived = java.util.Collections.synchronizedMap(
+            new java.util.LinkedHashMap<>(16, 0.75f, true) {
+                private static final long serialVersionUID = 1L;
+
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, SecretKeySpec> eldest) {
+                    return size() > KEPT_KEYS;
+                }
+            });
     private final ThreadLocal<Cipher> ciphers = ThreadLocal.withInitial(PageSeals::newCipher);
 
     PageSeals(SealingKeys keys, String storeName) {
@@ -78,7 +92,7 @@ final class PageSeals {
         return id;
     }
 
-    /** Throws {@link StorageException} unless the keys have {@code keyId}. */
+    /** Throws {@link StorageException} unless the keys have {@code keyId} (read from Redis: shown escaped). */
     void requireKey(String keyId) {
         derive(keyId, session);
     }
@@ -130,8 +144,8 @@ final class PageSeals {
     /**
      * The plain value of {@code sealed}, value {@code number} of kind {@code kind}.
      *
-     * @throws Refused if it does not open: altered, moved, another store's, or not sealed
-     * @throws StorageException if the keys lack the key it names
+     * @throws Refused if it does not open: altered, moved, another store's, not sealed, or sealed
+     *         with a key the keys lack (whoever can write Redis can name any)
      */
     byte[] open(byte kind, long number, byte[] sealed) throws Refused {
         if (sealed.length > 0 && sealed[0] == VERSION_1) {
@@ -147,21 +161,49 @@ final class PageSeals {
             throw new Refused("its seal is cut short (" + sealed.length + " bytes)");
         }
         String keyId = new String(sealed, 2, idLength, StandardCharsets.UTF_8);
-        SecretKeySpec key = derive(keyId, java.util.Arrays.copyOfRange(sealed, 2 + idLength, 2 + idLength + SESSION_BYTES));
+        if (keys.key(keyId) == null) {
+            throw new Refused("it names a key the sealing keys lack, " + shown(keyId) + " (altered, or sealed with a"
+                    + " key taken away too early)");
+        }
+        byte[] sessionId = java.util.Arrays.copyOfRange(sealed, 2 + idLength, 2 + idLength + SESSION_BYTES);
+        String name = keyId + "/" + java.util.HexFormat.of().formatHex(sessionId);
+        SecretKeySpec kept = derived.get(name);
+        SecretKeySpec key = kept != null ? kept : derive(keyId, sessionId);
         int plainLength = sealed.length - header - TAG_BITS / 8;
         try {
             Cipher cipher = ciphers.get();
             cipher.init(Cipher.DECRYPT_MODE, key, new GCMParameterSpec(TAG_BITS, sealed, 2 + idLength + SESSION_BYTES,
                     NONCE_BYTES));
             cipher.updateAAD(associated(kind, number, plainLength, java.util.Arrays.copyOfRange(sealed, 2, 2 + idLength)));
-            return cipher.doFinal(sealed, header, sealed.length - header);
+            byte[] plain = cipher.doFinal(sealed, header, sealed.length - header);
+            if (kept == null) {
+                derived.put(name, key);
+            }
+            return plain;
         } catch (javax.crypto.AEADBadTagException e) {
-            throw new Refused("it does not authenticate under key '" + keyId + "': altered, moved from another "
+            throw new Refused("it does not authenticate under key " + shown(keyId) + ": altered, moved from another "
                     + (kind == PAGE ? "page" : kind == META ? "meta slot" : "field") + " or store, or sealed with"
                     + " another key of that id");
         } catch (GeneralSecurityException e) {
-            throw new Refused("it does not open under key '" + keyId + "': " + e);
+            throw new Refused("it does not open under key " + shown(keyId) + ": " + e);
         }
+    }
+
+    /**
+     * A key id read from Redis as a message may show it: quoted, printable ASCII as it is and
+     * anything else escaped, at most 64 characters (whoever can write Redis chooses it).
+     */
+    private static String shown(String keyId) {
+        StringBuilder b = new StringBuilder("'");
+        for (int i = 0; i < keyId.length() && i < 64; i++) {
+            char c = keyId.charAt(i);
+            if (c >= 0x20 && c < 0x7f && c != '\\' && c != '\'') {
+                b.append(c);
+            } else {
+                b.append(String.format("\\u%04x", (int) c));
+            }
+        }
+        return b.append(keyId.length() > 64 ? "...'" : "'").toString();
     }
 
     /** What the seal binds besides the value: the version, the store's name, kind, number, length, key id. */
@@ -170,31 +212,32 @@ final class PageSeals {
                 .put(kind).putLong(number).putInt(length).put(id).array();
     }
 
-    /** The key of writer session {@code sessionId} of this store, from the application's key {@code keyId}. */
+    /** Keys kept for opening values (for tests). */
+    int cachedKeys() {
+        return derived.size();
+    }
+
+    /**
+     * The key of writer session {@code sessionId} of this store, from the application's key
+     * {@code keyId}; not kept (see {@link #derived}).
+     */
     private SecretKeySpec derive(String keyId, byte[] sessionId) {
-        String name = keyId + "/" + java.util.HexFormat.of().formatHex(sessionId);
-        SecretKeySpec known = derived.get(name);
-        if (known != null) {
-            return known;
-        }
         SecretKey key = keys.key(keyId);
         if (key == null) {
-            throw new StorageException("the sealing keys have no key '" + keyId + "'");
+            throw new StorageException("the sealing keys have no key " + shown(keyId));
         }
         byte[] bytes = key.getEncoded();
         if (bytes == null || (bytes.length != 16 && bytes.length != 24 && bytes.length != 32)) {
-            throw new StorageException("key '" + keyId + "' is not 128, 192 or 256 bits of AES key that can be read");
+            throw new StorageException("key " + shown(keyId) + " is not 128, 192 or 256 bits of AES key that can be read");
         }
         try {
             Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(new SecretKeySpec(bytes, "HmacSHA256"));
             mac.update(CONTEXT);
             mac.update(store);
-            SecretKeySpec sessionKey = new SecretKeySpec(mac.doFinal(sessionId), "AES");
-            derived.put(name, sessionKey);
-            return sessionKey;
+            return new SecretKeySpec(mac.doFinal(sessionId), "AES");
         } catch (GeneralSecurityException e) {
-            throw new StorageException("cannot derive a key from key '" + keyId + "': " + e, e);
+            throw new StorageException("cannot derive a key from key " + shown(keyId) + ": " + e, e);
         } finally {
             java.util.Arrays.fill(bytes, (byte) 0);
         }
