@@ -262,14 +262,37 @@ public final class RedisEndpoint {
         return RedisNodes.single(RedisClient.builder().hostAndPort(nodes.get(0)).clientConfig(built).build(), nodes.get(0));
     }
 
-    private static SSLParameters copy(SSLParameters p) {
-        SSLParameters c = new SSLParameters(p.getCipherSuites(), p.getProtocols());
-        c.setServerNames(p.getServerNames());
-        c.setSNIMatchers(p.getSNIMatchers());
-        c.setApplicationProtocols(p.getApplicationProtocols());
-        c.setUseCipherSuitesOrder(p.getUseCipherSuitesOrder());
-        c.setAlgorithmConstraints(p.getAlgorithmConstraints());
-        c.setMaximumPacketSize(p.getMaximumPacketSize());
+    /**
+     * A copy of {@code p} with every property that has a getter and a setter, those of later JDKs
+     * (signature schemes, named groups) included, so that connect() can set the hostname check
+     * without changing the caller's object or dropping what it set.
+     */
+    static SSLParameters copy(SSLParameters p) {
+        SSLParameters c = new SSLParameters();
+        try {
+            for (java.lang.reflect.Method get : SSLParameters.class.getMethods()) {
+                String name = get.getName();
+                if (get.getParameterCount() != 0 || !name.startsWith("get") || get.getDeclaringClass() == Object.class
+                        || name.endsWith("ClientAuth")) {
+                    continue;
+                }
+                java.lang.reflect.Method set;
+                try {
+                    set = SSLParameters.class.getMethod("set" + name.substring(3), get.getReturnType());
+                } catch (NoSuchMethodException e) {
+                    continue;
+                }
+                set.invoke(c, get.invoke(p));
+            }
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot copy the TLS parameters: " + e, e);
+        }
+        // Setting either of the two clears the other: the one that is set goes last.
+        if (p.getNeedClientAuth()) {
+            c.setNeedClientAuth(true);
+        } else {
+            c.setWantClientAuth(p.getWantClientAuth());
+        }
         return c;
     }
 

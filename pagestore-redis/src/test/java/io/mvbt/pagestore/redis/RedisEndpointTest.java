@@ -7,6 +7,17 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.reflect.Method;
+import java.security.AlgorithmConstraints;
+import java.security.AlgorithmParameters;
+import java.security.CryptoPrimitive;
+import java.security.Key;
+import java.util.List;
+import java.util.Set;
+
+import javax.net.ssl.SNIHostName;
+import javax.net.ssl.SSLParameters;
+
 import org.junit.jupiter.api.Test;
 
 class RedisEndpointTest {
@@ -58,5 +69,58 @@ class RedisEndpointTest {
         assertFalse(escape.getMessage().contains("hidden"), escape.getMessage());
         assertThrows(IllegalArgumentException.class, () -> RedisEndpoint.parse("redis://u:***@h:1"),
                 "the mask toString() prints is not a password");
+    }
+
+    /** The caller's TLS parameters reach the connection whole: every property with a getter and a setter. */
+    @Test
+    void tlsParametersAreCopiedWhole() throws Exception {
+        SSLParameters p = new SSLParameters(new String[] {"TLS_AES_256_GCM_SHA384"}, new String[] {"TLSv1.3"});
+        p.setNeedClientAuth(true);
+        p.setEndpointIdentificationAlgorithm("LDAPS");
+        p.setServerNames(List.of(new SNIHostName("redis.example.com")));
+        p.setSNIMatchers(List.of(SNIHostName.createSNIMatcher("redis\\..*")));
+        p.setApplicationProtocols(new String[] {"h2"});
+        p.setUseCipherSuitesOrder(true);
+        p.setEnableRetransmissions(false);
+        p.setMaximumPacketSize(1234);
+        p.setAlgorithmConstraints(new AlgorithmConstraints() {
+            @Override
+            public boolean permits(Set<CryptoPrimitive> primitives, String algorithm, AlgorithmParameters parameters) {
+                return true;
+            }
+
+            @Override
+            public boolean permits(Set<CryptoPrimitive> primitives, Key key) {
+                return true;
+            }
+
+            @Override
+            public boolean permits(Set<CryptoPrimitive> primitives, String algorithm, Key key,
+                    AlgorithmParameters parameters) {
+                return true;
+            }
+        });
+        // Properties of later JDKs (signature schemes, named groups), where this one has them.
+        for (String setter : List.of("setSignatureSchemes", "setNamedGroups")) {
+            try {
+                SSLParameters.class.getMethod(setter, String[].class).invoke(p, (Object) new String[] {"x25519"});
+            } catch (NoSuchMethodException e) {
+                // An older JDK.
+            }
+        }
+        SSLParameters copy = RedisEndpoint.copy(p);
+        int compared = 0;
+        for (Method get : SSLParameters.class.getMethods()) {
+            if (get.getParameterCount() != 0 || !get.getName().startsWith("get") || get.getDeclaringClass() == Object.class) {
+                continue;
+            }
+            Object expected = get.invoke(p);
+            Object actual = get.invoke(copy);
+            assertTrue(java.util.Objects.deepEquals(expected, actual) || expected instanceof java.util.Collection<?> c
+                    && actual instanceof java.util.Collection<?> d && List.copyOf(c).equals(List.copyOf(d)),
+                    get.getName() + ": " + expected + " became " + actual);
+            compared++;
+        }
+        assertTrue(compared >= 12, compared + " properties compared");
     }
 }
