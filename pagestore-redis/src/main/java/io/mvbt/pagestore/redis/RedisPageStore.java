@@ -3,7 +3,6 @@ package io.mvbt.pagestore.redis;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.LongPredicate;
@@ -55,8 +54,6 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
             + "redis.call('HSETNX', KEYS[1], 'pageSize', ARGV[3]) return 1");
     private static final byte[] SEAL_KEY = RedisKeys.bytes("sealKey");
     private static final byte[] RESERVED = RedisKeys.bytes("reserved");
-    /** Commands per pipelined round trip. */
-    private static final int BATCH = 512;
     private static final long MAX_RUN_BYTES = 64L << 20;
     /** Keys a sweep step asks each SCAN for. */
     private static final int SWEEP_BATCH = 1000;
@@ -206,9 +203,8 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
         args.add(lease.token());
         args.addAll(arguments);
         return riding(what, () -> {
-            try (Batches batches = new Batches(what, syncReplicas)) {
-                Response<Object> done = batches.pipeline.eval(script, List.of(keys.meta, keys.lease), args);
-                batches.queue(keys.meta, done);
+            try (Batches batches = batches(what, syncReplicas)) {
+                Response<Object> done = batches.queue(keys.meta, p -> p.eval(script, List.of(keys.meta, keys.lease), args));
                 batches.finish();
                 return done.get();
             }
@@ -822,18 +818,19 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
 
     /** Sends a capture: its pages and deletes, then the meta switch, each held by the replicas asked for. */
     private void send(Capture c) {
-        try (Batches batches = new Batches("send pages", syncReplicas)) {
+        try (Batches batches = batches("send pages", syncReplicas)) {
             long at = c.memory;
             for (int i = 0; i < c.heads.size(); i++) {
                 byte[] value = new byte[(int) c.lengths.getLong(i)];
                 UNSAFE.copyMemory(null, at, value, UNSAFE.arrayBaseOffset(byte[].class), value.length);
                 at += value.length;
                 byte[] key = keys.page(c.heads.getLong(i));
-                batches.queue(key, batches.pipeline.set(key, sealed(PageSeals.PAGE, c.heads.getLong(i), value)));
+                byte[] sent = sealed(PageSeals.PAGE, c.heads.getLong(i), value);
+                batches.queue(key, p -> p.set(key, sent));
             }
             for (int i = 0; i < c.deletes.size(); i++) {
                 byte[] key = keys.page(c.deletes.getLong(i));
-                batches.queue(key, batches.pipeline.del(key));
+                batches.queue(key, p -> p.del(key));
             }
             batches.finish();
         }
@@ -853,8 +850,9 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
             publish.add(RedisKeys.bytes(seals.currentKeyId()));
         }
         // On the connection of the WAIT that follows it, which covers only that connection's writes.
-        try (Batches batches = new Batches("switch the meta hash " + RedisKeys.text(keys.meta), syncReplicas)) {
-            batches.queue(keys.meta, batches.pipeline.eval(PUBLISH, List.of(keys.meta, keys.lease), publish));
+        List<byte[]> switched = publish;
+        try (Batches batches = batches("switch the meta hash " + RedisKeys.text(keys.meta), syncReplicas)) {
+            batches.queue(keys.meta, p -> p.eval(PUBLISH, List.of(keys.meta, keys.lease), switched));
             batches.finish();
         }
         if (c.head != null) {
@@ -865,10 +863,10 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
     /** Deletes the pages from {@code from} to {@code to}, pipelined. */
     private void deletePages(long from, long to) {
         riding("delete unpublished pages", () -> {
-            try (Batches batches = new Batches("delete unpublished pages", 0)) {
+            try (Batches batches = batches("delete unpublished pages", 0)) {
                 for (long p = from; p < to; p++) {
                     byte[] key = keys.page(p);
-                    batches.queue(key, batches.pipeline.del(key));
+                    batches.queue(key, pipeline -> pipeline.del(key));
                 }
                 batches.finish();
             }
@@ -876,99 +874,11 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
         });
     }
 
-    /**
-     * Pipelined commands, sent in rounds of {@link #BATCH}; every reply is checked, and a failure
-     * names the node of the key it was for. With replicas asked for, closing sends a {@code WAIT}
-     * to each node written to, on the pipeline's connection to it, and checks that enough
-     * replicas hold what that connection wrote.
-     */
-    private final class Batches implements AutoCloseable {
-        final AbstractPipeline pipeline;
-        private final String what;
-        private final int replicas;
-        private final List<Response<?>> replies = new ArrayList<>();
-        private final List<byte[]> replyKeys = new ArrayList<>();
-        /** One key written on each node, by node, for its WAIT. */
-        private final Map<HostAndPort, byte[]> written = new LinkedHashMap<>();
-
-        Batches(String what, int replicas) {
-            this.what = what;
-            this.replicas = replicas;
-            this.pipeline = call(what, redis::pipelined);
-        }
-
-        void queue(byte[] key, Response<?> reply) {
-            if (replicas > 0) {
-                written.putIfAbsent(nodes.nodeOf(key), key);
-            }
-            replies.add(reply);
-            replyKeys.add(key);
-            if (replies.size() == BATCH) {
-                flush();
-            }
-        }
-
-        private void flush() {
-            try {
-                pipeline.sync();
-            } catch (JedisException | IllegalStateException e) {
-                throw failure(what, null, e);
-            }
-            for (int i = 0; i < replies.size(); i++) {
-                try {
-                    replies.get(i).get();
-                } catch (JedisDataException e) {
-                    throw leaseError(e, what, replyKeys.get(i));
-                } catch (JedisException | IllegalStateException e) {
-                    // A cluster pipeline leaves the replies of a node it lost unset (IllegalStateException).
-                    throw failure(what, replyKeys.get(i), e);
-                }
-            }
-            replies.clear();
-            replyKeys.clear();
-        }
-
-        /**
-         * Sends what is queued and, with replicas asked for, waits for them: a {@code WAIT} to each
-         * node written to, routed by a key written there. Should the cluster's slot map have moved
-         * such a key to another node meanwhile (a failover learned of by another thread), the
-         * {@code WAIT} would miss the writes it must cover: that counts as a node away.
-         */
-        void finish() {
-            List<Response<Long>> waits = new ArrayList<>();
-            for (Map.Entry<HostAndPort, byte[]> node : written.entrySet()) {
-                Response<Long> wait = RedisNodes.queueWait(pipeline, node.getValue(), replicas, replicaTimeoutMillis);
-                HostAndPort now = nodes.nodeOf(node.getValue());
-                if (node.getKey() == null || !node.getKey().equals(now)) {
-                    throw new RedisUnavailableException("cannot " + what + " of store '" + keys.name + "' on " + where
-                            + ": the cluster moved a slot from " + node.getKey() + " to " + now + " while it was sent",
-                            String.valueOf(node.getKey()), null);
-                }
-                waits.add(wait);
-                replies.add(wait);
-                replyKeys.add(node.getValue());
-            }
-            flush();
-            int i = 0;
-            for (HostAndPort node : written.keySet()) {
-                long held = waits.get(i++).get();
-                if (held < replicas) {
-                    throw new RedisUnavailableException("cannot " + what + " of store '" + keys.name + "' on " + where
-                            + ": " + held + " of the " + replicas + " replicas asked for acknowledged the writes to "
-                            + node + " within " + replicaTimeoutMillis + " ms", String.valueOf(node), null);
-                }
-            }
-        }
-
-        /** Lets go of the pipeline's connections; after a failure, what was queued and not sent may still go out. */
-        @Override
-        public void close() {
-            try {
-                pipeline.close();
-            } catch (RuntimeException e) {
-                // A failure is on its way, or finish() checked every reply: closing loses nothing, and hides nothing.
-            }
-        }
+    /** A pipeline for {@code what}, with replicas asked for if {@code replicas} is above 0. */
+    private Batches batches(String what, int replicas) {
+        return new Batches(call(what, redis::pipelined), nodes::nodeOf, what, "store '" + keys.name + "' on " + where,
+                replicas, replicaTimeoutMillis, (failed, key, e) -> e instanceof JedisDataException refused
+                        ? leaseError(refused, failed, key) : failure(failed, key, e));
     }
 
     private byte[] copyOut(long pageNo, int count) {
@@ -1046,9 +956,9 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
                     doomed.add(RedisKeys.bytes(key));
                 }
             }
-            try (Batches batches = new Batches("sweep page keys", 0)) {
+            try (Batches batches = batches("sweep page keys", 0)) {
                 for (byte[] key : doomed) {
-                    batches.queue(key, batches.pipeline.del(key));
+                    batches.queue(key, p -> p.del(key));
                 }
                 batches.finish();
             }
