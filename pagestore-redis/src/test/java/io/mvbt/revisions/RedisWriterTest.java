@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedReader;
@@ -18,6 +19,7 @@ import java.util.TreeMap;
 
 import org.junit.jupiter.api.Test;
 
+import io.mvbt.CorruptionException;
 import io.mvbt.MvbtException;
 import io.mvbt.StoreLockedException;
 import io.mvbt.pagestore.redis.LeaseLostException;
@@ -372,6 +374,56 @@ class RedisWriterTest extends RedisTestServers {
             store.check().throwIfDamaged();
             // Every page in use but the meta slots (fields of the meta hash) is one key; nothing else is left.
             assertEquals(store.stats().pagesInUse() - 4, pageKeys);
+        }
+    }
+
+    /**
+     * A reservation far past what any writer can have used without publishing (whoever can write
+     * the meta hash set it) is refused as damage at once, not deleted page by page.
+     */
+    @Test
+    void aReservationNoMetaCanExplainIsRefusedAtOnce() throws Exception {
+        String name = newName();
+        try (Store store = open(RedisEndpoint.parse(single.address()), name, options(Duration.ofSeconds(10)))) {
+            put(store, 1);
+        }
+        String meta = "{mvbt:" + name + "}:meta";
+        long pageCount = Long.parseLong(single.cli("HGET", meta, "pageCount").trim());
+        single.cli("HSET", meta, "reserved", Long.toString(pageCount + (1L << 40)));
+        CorruptionException e = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> assertThrows(
+                CorruptionException.class, () -> open(RedisEndpoint.parse(single.address()), name,
+                        options(Duration.ofSeconds(10)))));
+        assertTrue(e.getMessage().contains("reserved") && e.getMessage().contains(meta), e.getMessage());
+    }
+
+    /**
+     * Pages reserved and never published, more than a takeover deletes one by one, are left to
+     * the sweep, which deletes every page key in that range.
+     */
+    @Test
+    void aLargeUnpublishedRangeIsSweptNotDeletedPageByPage() throws Exception {
+        String name = newName();
+        try (Store store = open(RedisEndpoint.parse(single.address()), name, options(Duration.ofSeconds(10)))) {
+            put(store, 1);
+        }
+        String meta = "{mvbt:" + name + "}:meta";
+        long pageCount = Long.parseLong(single.cli("HGET", meta, "pageCount").trim());
+        long reserved = pageCount + 1_000_000;
+        single.cli("HSET", meta, "reserved", Long.toString(reserved));
+        // What a writer that died could have left there.
+        for (long p : new long[] {pageCount, pageCount + 500_000, reserved - 1}) {
+            single.cli("SET", "mvbt:" + name + ":p:" + p, "left behind");
+        }
+        try (Store store = open(RedisEndpoint.parse(single.address()), name, options(Duration.ofSeconds(10)))) {
+            put(store, 2);
+        }
+        for (long p : new long[] {pageCount, pageCount + 500_000, reserved - 1}) {
+            assertEquals(0, single.countKeys("mvbt:" + name + ":p:" + p), "page " + p);
+        }
+        try (Store store = open(RedisEndpoint.parse(single.address()), name, options(Duration.ofSeconds(10)))) {
+            assertArrayEquals(value(1), get(store, 1));
+            assertArrayEquals(value(2), get(store, 2));
+            store.check().throwIfDamaged();
         }
     }
 

@@ -57,6 +57,18 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
     private static final long MAX_RUN_BYTES = 64L << 20;
     /** Keys a sweep step asks each SCAN for. */
     private static final int SWEEP_BATCH = 1000;
+    /**
+     * Bytes of pages reserved and not published that a meta hash may claim: a writer reserves
+     * what it grows by, and a little ahead, until its next meta switch, and no Redis holds a
+     * tebibyte of pages a writer has not synced. Past it, {@code reserved} is damage.
+     */
+    private static final long MAX_UNPUBLISHED_BYTES = 1L << 40;
+    /**
+     * Unpublished pages a takeover deletes at once, one command each (a writer that died leaves a
+     * few reservation steps of at most 16,384 pages); a larger range is left to the sweep, which
+     * costs what the keys in Redis cost, not what the range spans.
+     */
+    private static final long TAKEOVER_DELETES = 65_536;
 
     private final RedisNodes nodes;
     private final UnifiedJedis redis;
@@ -69,6 +81,8 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
     private final LocalPages local;
     /** Pages below this may be in Redis and are read on first use; pages from it on were made here. */
     private final long fresh;
+    /** Pages from this one to {@link #fresh} were reserved by earlier writers and never published (a writer's). */
+    private final long unpublished;
     /** The meta's publication count the meta slots in local memory are from (a reader's). */
     private String publications;
     private volatile long pageCount;
@@ -139,6 +153,11 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
         if (published > reservedBefore) {
             throw damaged("its page count " + published + " exceeds the pages reserved, " + reservedBefore);
         }
+        if (reservedBefore - published > MAX_UNPUBLISHED_BYTES / pageSize) {
+            throw damaged("its pages reserved, " + reservedBefore + ", exceed its page count " + published + " by more"
+                    + " than the " + MAX_UNPUBLISHED_BYTES / pageSize + " pages (1 TiB) a writer can have reserved and"
+                    + " not published");
+        }
         this.reserved = reservedBefore;
         this.seals = seals(options.sealingKeys(), fields);
         this.local = new LocalPages(pageSize, options.cacheBytes());
@@ -147,18 +166,20 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
         if (lease == null) {
             // A reader: every page is in Redis.
             this.fresh = Long.MAX_VALUE;
+            this.unpublished = Long.MAX_VALUE;
             this.pageCount = published;
             copySlots(slots);
             registrations.startRefreshing();
             return;
         }
         this.fresh = Math.max(reservedBefore, META_SLOTS);
+        this.unpublished = Math.max(published, META_SLOTS);
         // An empty page count tells the layer above to create a store; else every reserved page is ours to skip.
         this.pageCount = published == 0 ? 0 : reservedBefore;
         copySlots(slots);
-        if (reservedBefore > Math.max(published, META_SLOTS)) {
+        if (fresh > unpublished && fresh - unpublished <= TAKEOVER_DELETES) {
             // Written by a writer that died (or lost its lease) before publishing them: no meta reaches them.
-            deletePages(Math.max(published, META_SLOTS), reservedBefore);
+            deletePages(unpublished, fresh);
         }
     }
 
@@ -940,7 +961,8 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
 
     /**
      * One step of the sweep: a SCAN batch of page keys (on every node of a cluster), of which those
-     * below this writer's first page that {@code gone} names are deleted.
+     * below this writer's first page that {@code gone} names, or that earlier writers reserved and
+     * never published, are deleted.
      */
     @Override
     public boolean sweep(LongPredicate gone) {
@@ -952,7 +974,7 @@ public final class RedisPageStore implements RemotePageStore, SharedPages {
             List<byte[]> doomed = new ArrayList<>();
             for (String key : sweeping.nextBatchList()) {
                 long pageNo = keys.pageNumber(key);
-                if (pageNo >= META_SLOTS && pageNo < fresh && gone.test(pageNo)) {
+                if (pageNo >= META_SLOTS && pageNo < fresh && (pageNo >= unpublished || gone.test(pageNo))) {
                     doomed.add(RedisKeys.bytes(key));
                 }
             }
