@@ -39,7 +39,7 @@ class RedisAccessTest {
     private static final String WRITER_COMMANDS = " resetchannels -@all +eval +get +set +del +pttl +pexpire +scan +hget"
             + " +hgetall +hset +hsetnx +hincrby +hdel +time +wait +ping +asking +client|setname +cluster|slots";
     private static final String READER_COMMANDS = " resetchannels -@all +eval +get +hget +hgetall +hexists +exists"
-            + " +hset +hdel +time +wait +ping +asking +client|setname +cluster|slots";
+            + " +hset +hdel +time +wait +role +ping +asking +client|setname +cluster|slots";
     private static final String ACL = String.join("\n",
             "user default off",
             "user admin on >admin-secret ~* &* +@all",

@@ -13,18 +13,19 @@ import io.mvbt.pagestore.redis.RedisStoreOptions;
  * each, and prints "committed i MICROS" once each commit returned (with how long it took). A
  * commit that fails is printed as "failed EXCEPTION", and the store is reopened ("reopened") to go
  * on from the same key, as an application would. Arguments: endpoint, store name, replicas each
- * sync waits for, failover wait in milliseconds.
+ * sync waits for, failover wait in milliseconds, and the first key (0 if left out).
  */
 public final class RedisFailoverWriterChild {
     public static void main(String[] args) {
         RedisStoreOptions options = RedisStoreOptions.defaults().leaseWait(Duration.ofSeconds(30))
                 .syncReplicas(Integer.parseInt(args[2]), Duration.ofMillis(500))
                 .failoverWait(Duration.ofMillis(Long.parseLong(args[3])));
-        int i = 0;
+        int first = args.length > 4 ? Integer.parseInt(args[4]) : 0;
+        int i = first;
         while (true) {
             try (Store store = Store.open(RedisPageStore.open(RedisEndpoint.parse(args[0]), args[1], options),
                     StoreOptions.defaults().durability(Durability.SYNC))) {
-                System.out.println(i == 0 ? "leased" : "reopened");
+                System.out.println(i == first ? "leased" : "reopened");
                 for (; ; i++) {
                     long start = System.nanoTime();
                     try (WriteTxn tx = store.beginWrite()) {

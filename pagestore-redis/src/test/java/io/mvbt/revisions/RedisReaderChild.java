@@ -16,7 +16,8 @@ import io.mvbt.pagestore.redis.RedisStoreOptions;
  * follows a writer that commits key i = value i in order ({@link RedisFailoverWriterChild}) until
  * it is killed: each snapshot must hold keys 0 to n - 1 exactly, for an n that never goes back;
  * it prints "prefix SNAPSHOTS LARGEST-N VIOLATIONS FAILURES FIRST-PROBLEM" every half second
- * (a sixth argument: how many replicas its registrations wait for)
+ * (a sixth argument: how many replicas its registrations wait for; a seventh: a file to which it
+ * appends "END-EPOCH-MS MICROS OK" for every snapshot, OK 1 if it was whole and 0 if not or failed)
  * (a failure is an exception, such as a node away; a violation is a wrong snapshot).
  */
 public final class RedisReaderChild {
@@ -25,8 +26,11 @@ public final class RedisReaderChild {
                 .readerLease(Duration.ofMillis(Long.parseLong(args[2])));
         if (args[3].equals("prefix")) {
             // Args[5]: the replicas its registrations wait for.
-            checkPrefixes(RedisEndpoint.parse(args[0]), args[1], options.syncReplicas(Integer.parseInt(args[5]),
-                    Duration.ofMillis(500)));
+            try (java.io.PrintWriter samples = new java.io.PrintWriter(java.nio.file.Files.newBufferedWriter(
+                    java.nio.file.Path.of(args[6])))) {
+                checkPrefixes(RedisEndpoint.parse(args[0]), args[1], options.syncReplicas(Integer.parseInt(args[5]),
+                        Duration.ofMillis(500)), samples);
+            }
         }
         try (Store store = Store.open(RedisPageStore.openReader(RedisEndpoint.parse(args[0]), args[1], options),
                 StoreOptions.defaults())) {
@@ -64,8 +68,8 @@ public final class RedisReaderChild {
     }
 
     /** Opens the store, again after a failure to (a node away), then checks snapshots until killed. */
-    private static void checkPrefixes(RedisEndpoint endpoint, String name, RedisStoreOptions options)
-            throws InterruptedException {
+    private static void checkPrefixes(RedisEndpoint endpoint, String name, RedisStoreOptions options,
+            java.io.PrintWriter samples) throws InterruptedException {
         while (true) {
             Store store;
             try {
@@ -75,11 +79,11 @@ public final class RedisReaderChild {
                 Thread.sleep(100);
                 continue;
             }
-            checkPrefixes(store);
+            checkPrefixes(store, samples);
         }
     }
 
-    private static void checkPrefixes(Store store) {
+    private static void checkPrefixes(Store store, java.io.PrintWriter samples) {
         long snapshots = 0;
         long violations = 0;
         long failures = 0;
@@ -88,6 +92,7 @@ public final class RedisReaderChild {
         long report = System.nanoTime();
         while (true) {
             String problem = null;
+            long start = System.nanoTime();
             try (Snapshot s = store.beginRead()) {
                 Tree t = store.tree("t");
                 int n = 0;
@@ -117,8 +122,11 @@ public final class RedisReaderChild {
                 first = problem;
             }
             snapshots++;
+            samples.println(System.currentTimeMillis() + " " + (System.nanoTime() - start) / 1000 + " "
+                    + (problem == null ? 1 : 0));
             if (System.nanoTime() - report > 500_000_000L) {
                 report = System.nanoTime();
+                samples.flush();
                 System.out.println("prefix " + snapshots + " " + largest + " " + violations + " " + failures + " " + first);
                 System.out.flush();
             }

@@ -14,7 +14,8 @@ import io.mvbt.StorageException;
  */
 final class FailoverWait {
     private static final long FIRST_PAUSE_MILLIS = 25;
-    private static final long LONGEST_PAUSE_MILLIS = 500;
+    /** Bounds how long after a failover ends an action notices: a try is a refused connection or a CLUSTERDOWN. */
+    private static final long LONGEST_PAUSE_MILLIS = 200;
 
     private final RedisNodes nodes;
     private final long waitNanos;

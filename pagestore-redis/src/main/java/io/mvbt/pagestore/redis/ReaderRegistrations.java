@@ -83,6 +83,8 @@ final class ReaderRegistrations implements AutoCloseable {
     private final FailoverWait failover;
     /** Replicas that must hold a registration before a snapshot relies on it (as a sync waits for them). */
     private final int replicas;
+    /** Replicas online at the meta's primary when this reader last registered (ROLE): how many to wait for next. */
+    private int online;
     private final long replicaTimeoutMillis;
     private final long lifetimeMillis;
     /** How long a reader waits for the meta hash during a slot migration before it fails. */
@@ -110,6 +112,7 @@ final class ReaderRegistrations implements AutoCloseable {
         this.redis = redis;
         this.failover = failover;
         this.replicas = options.syncReplicas();
+        this.online = replicas;
         this.replicaTimeoutMillis = options.replicaTimeout().toMillis();
         this.keys = keys;
         this.where = where;
@@ -304,20 +307,33 @@ final class ReaderRegistrations implements AutoCloseable {
      * Runs a script that writes this reader's field and, with replicas asked for, waits until they
      * hold it: a registration lost in a failover would let the writer delete pages a snapshot
      * reads. The wait goes on the connection that sent the script, which is all it covers.
+     *
+     * <p>It waits for as many of them as are online at the meta's primary ({@code ROLE}, sent
+     * with it, counted for the next registration): a primary whose replicas are away (just
+     * promoted, its old master not back yet) cannot fail over, and the replica that comes back
+     * copies all it holds, so no failover can lose what only it acknowledged. Waiting for replicas
+     * that are not there would stall every snapshot open until one comes back, as long as a
+     * failover's second half, or for good if none does; the writer's syncs do wait then.
      */
     private Object registering(byte[] script, List<byte[]> scriptKeys, List<byte[]> args) {
         if (replicas == 0) {
             return redis.eval(script, scriptKeys, args);
         }
         try (AbstractPipeline pipeline = redis.pipelined()) {
+            int asked = Math.min(replicas, online);
             Response<Object> reply = pipeline.eval(script, scriptKeys, args);
-            Response<Long> held = RedisNodes.queueWait(pipeline, scriptKeys.get(0), replicas, replicaTimeoutMillis);
+            Response<Long> held = asked > 0
+                    ? RedisNodes.queueWait(pipeline, scriptKeys.get(0), asked, replicaTimeoutMillis) : null;
+            Response<Object> role = RedisNodes.queueRole(pipeline, scriptKeys.get(0));
             pipeline.sync();
             Object result = reply.get();
-            if (held.get() < replicas) {
+            online = RedisNodes.onlineReplicas(role.get());
+            long acknowledged = held == null ? 0 : held.get();
+            if (acknowledged < Math.min(replicas, online)) {
                 throw new RedisUnavailableException("cannot register the snapshots of a reader of store '" + keys.name
-                        + "' on " + where + ": " + held.get() + " of the " + replicas
-                        + " replicas asked for acknowledged it within " + replicaTimeoutMillis + " ms", null, null);
+                        + "' on " + where + ": " + acknowledged + " of the " + Math.min(replicas, online)
+                        + " replicas asked for (of " + online + " online) acknowledged it within "
+                        + replicaTimeoutMillis + " ms", null, null);
             }
             return result;
         } catch (IllegalStateException e) {

@@ -251,9 +251,12 @@ public final class RedisEndpoint {
         if (cluster) {
             ClusterConnectionProvider provider = new ClusterConnectionProvider(new LinkedHashSet<>(nodes), built);
             try {
+                // Two tries: one redirection (MOVED, ASK) is followed. With three or more, Jedis sleeps
+                // after the second failed connection for what is left of the retry time (seconds, in a
+                // failover); FailoverWait retries every 200 ms instead, learning the slot map anew.
                 return RedisNodes.cluster(RedisClusterClient.builder().nodes(new LinkedHashSet<>(nodes))
                         .connectionProvider(provider).clientConfig(built)
-                        .maxAttempts(3).maxTotalRetriesDuration(timeout.multipliedBy(2)).build(), provider);
+                        .maxAttempts(2).maxTotalRetriesDuration(timeout.multipliedBy(2)).build(), provider);
             } catch (RuntimeException e) {
                 provider.close();
                 throw e;

@@ -1,12 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.mvbt.pagestore.redis;
 
+import java.util.List;
+
 import redis.clients.jedis.AbstractPipeline;
+import redis.clients.jedis.BuilderFactory;
+import redis.clients.jedis.CommandArguments;
+import redis.clients.jedis.CommandObject;
 import redis.clients.jedis.CommandObjects;
+import redis.clients.jedis.Protocol;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.RedisProtocol;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.commands.ProtocolCommand;
 import redis.clients.jedis.providers.ClusterConnectionProvider;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
@@ -50,6 +57,28 @@ final class RedisNodes implements AutoCloseable {
      */
     static Response<Long> queueWait(AbstractPipeline pipeline, byte[] key, int replicas, long timeoutMillis) {
         return pipeline.executeCommand(COMMANDS.waitReplicas(key, replicas, timeoutMillis));
+    }
+
+    /**
+     * Queues on {@code pipeline} a {@code ROLE} to the node that serves {@code key}: what it is,
+     * and for a primary the replicas online ({@link #onlineReplicas}).
+     */
+    static Response<Object> queueRole(AbstractPipeline pipeline, byte[] key) {
+        return pipeline.executeCommand(new CommandObject<>(new RoutedBy(Protocol.Command.ROLE, key), BuilderFactory.RAW_OBJECT));
+    }
+
+    /** How many replicas a {@code ROLE} reply lists (a primary lists those online; anything else, none). */
+    static int onlineReplicas(Object role) {
+        return role instanceof List<?> reply && reply.size() >= 3 && reply.get(2) instanceof List<?> replicas
+                && reply.get(0) instanceof byte[] kind && RedisKeys.text(kind).equals("master") ? replicas.size() : 0;
+    }
+
+    /** A keyless command routed by a key's hash slot (as a cluster pipeline needs). */
+    private static final class RoutedBy extends CommandArguments {
+        RoutedBy(ProtocolCommand command, byte[] key) {
+            super(command);
+            addHashSlotKeys(key);
+        }
     }
 
     /** Asks the cluster again which master serves which slot (a failover moved some); best effort. */
