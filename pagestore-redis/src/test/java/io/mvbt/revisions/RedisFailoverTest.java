@@ -101,6 +101,7 @@ class RedisFailoverTest {
                 Thread.sleep(600);
                 Lines following = reader;
                 assertTrue(reader.last("prefix ") != null, () -> "the reader reported nothing: " + following.tail());
+                assertTrue(reader.process.isAlive(), () -> "the reader ended: " + following.tail());
                 reader.process.destroyForcibly().waitFor();
                 Outcome o = new Outcome(replicas, List.of(writer, successor), reader.last("prefix "),
                         ReaderStalls.of(samples, failovers));

@@ -22,8 +22,10 @@ import io.mvbt.pagestore.redis.RedisStoreOptions;
  */
 public final class RedisReaderChild {
     public static void main(String[] args) throws Exception {
+        // Pages are kept off the heap, within the JVM's direct memory, which -Xmx128m (ChildJvm) bounds too:
+        // the default budget of 1 GiB let a reader following a long run fill it and die.
         RedisStoreOptions options = RedisStoreOptions.defaults()
-                .readerLease(Duration.ofMillis(Long.parseLong(args[2])));
+                .readerLease(Duration.ofMillis(Long.parseLong(args[2]))).cacheBytes(32L << 20);
         if (args[3].equals("prefix")) {
             // Args[5]: the replicas its registrations wait for.
             try (java.io.PrintWriter samples = new java.io.PrintWriter(java.nio.file.Files.newBufferedWriter(

@@ -30,7 +30,7 @@ final class RemoteWriterPeers implements Peers {
      * revisions than an earlier writer can have committed unseen (metas a failover lost). A random
      * part up to as much again keeps apart two writers that found the same newest revision.
      */
-    static final long SESSION_GAP = 1L << 32;
+    private static final long SESSION_GAP = 1L << 32;
 
     private final SharedPages remote;
     private final PageStore pages;
