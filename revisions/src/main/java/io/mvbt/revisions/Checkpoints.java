@@ -11,16 +11,17 @@ import io.mvbt.pagestore.PageStore;
 
 /**
  * Durability: how a commit's meta reaches the disk, checkpoints (on a background thread, by
- * {@link Store#sync()} and at close), and giving the free tail of the file back. A checkpoint
- * seals (checksums) and syncs every page written since the durable revision, then writes a steady
- * copy of the newest meta and syncs it; the first pass runs beside the writer, and a short second
- * one under the meta lock covers the commits made meanwhile (beside the writer too, where it keeps
- * its pages in a shadow); the steady copy is written and synced outside the lock. A store in memory has nothing to
- * make durable: every method but {@link #publishCommit} returns at once.
+ * {@link Store#sync()} and at close), and giving the free tail of the file back. One algorithm over
+ * the {@link PagePath} the store's pages take: a checkpoint seals (checksums) and flushes every
+ * page written since the durable revision beside the writer (twice, where the path asks: the
+ * second pass takes the commits made during the first), then the path holds the newest revision,
+ * seals and flushes its last pages and makes a steady copy of its meta durable. A store in memory
+ * has nothing to make durable: every method but {@link #publishCommit} returns at once.
  */
 final class Checkpoints {
     private final PageStore pages;
-    private final Writeback writeback;
+    /** How the writer's pages reach storage: how a pass seals and flushes them, how a checkpoint ends. */
+    private final PagePath path;
     private final StoreOptions options;
     private final Publisher publisher;
     private final ReaderRegistry registry;
@@ -34,15 +35,9 @@ final class Checkpoints {
     /** Reads pages that may still lack checksums: the ones this process wrote since the last checkpoint. */
     private final PageAccess sealer;
     private final boolean durable;
-    /** Pages are written in place in a file; else sent elsewhere (a remote store), and never reused. */
-    private final boolean inPlace;
     private final Object lock = new Object();
     /** The background thread; null for a store in memory or one opened read-only. */
     private final Checkpointer thread;
-    /** Takes the write faults of the pages the writer allocates after a checkpoint; null if none are taken. */
-    private Prefaulter prefaulter;
-    /** The writer's pages held in a shadow, which passes write into the file; null if none. */
-    private final DirtyPages dirty;
     /** Counts checkpoints, so that the writer learns that its hot pages were cleaned. */
     private volatile long count;
     /** The value of {@link #count} the writer last saw (holding the writer permit). */
@@ -56,11 +51,11 @@ final class Checkpoints {
      */
     private volatile boolean replaying;
 
-    Checkpoints(PageStore pages, Writeback writeback, StoreOptions options, Publisher publisher, ReaderRegistry registry,
+    Checkpoints(PageStore pages, PagePath path, StoreOptions options, Publisher publisher, ReaderRegistry registry,
             ReaderSlots slots, Peers peers, Holders holders, FreeSpace space, Health health, Adoption adoption,
-            WriterPermit writer, PageAccess sealer, Prefaulter prefaulter, DirtyPages dirty) {
+            WriterPermit writer, PageAccess sealer) {
         this.pages = pages;
-        this.writeback = writeback;
+        this.path = path;
         this.options = options;
         this.publisher = publisher;
         this.registry = registry;
@@ -73,23 +68,13 @@ final class Checkpoints {
         this.writer = writer;
         this.sealer = sealer;
         this.durable = pages.durable();
-        this.inPlace = writeback.reusesPages();
         this.thread = durable && !peers.readOnly() ? new Checkpointer(pages.describe(), options) : null;
-        this.prefaulter = thread != null ? prefaulter : null;
-        this.dirty = dirty;
     }
 
-    /** Starts the background threads. */
+    /** Starts the background threads: the checkpointer's, and the path's. */
     void start() {
-        if (dirty != null && dirty.attached()) {
-            // The writer stores into the shadow, not the mapping: no write fault to take ahead.
-            prefaulter = null;
-        }
-        if (prefaulter != null) {
-            space.reportUseTo(prefaulter);
-            prefaulter.start();
-        }
         if (thread != null) {
+            path.start(space);
             thread.start();
         }
     }
@@ -98,9 +83,7 @@ final class Checkpoints {
     void stop() {
         if (thread != null) {
             thread.stop();
-        }
-        if (prefaulter != null) {
-            prefaulter.stop();
+            path.stop();
         }
     }
 
@@ -119,7 +102,7 @@ final class Checkpoints {
     }
 
     long pagesPrefaulted() {
-        return prefaulter == null ? 0 : prefaulter.touched();
+        return path.pagesPrepared();
     }
 
     // ------------------------------------------------------------------ commits
@@ -135,11 +118,9 @@ final class Checkpoints {
             return;
         }
         if (durability == Durability.SYNC) {
-            if (inPlace && (dirty == null || !dirty.attached())) {
+            if (path.sealsBesideCheckpoint()) {
                 publishSynced(revision, revisionAt);
             } else {
-                // Not beside a checkpoint's first pass, which seals and copies pages to send (or
-                // write from a shadow) outside the meta lock: a page copied while sealed would arrive torn.
                 synchronized (lock) {
                     publishSynced(revision, revisionAt);
                 }
@@ -158,7 +139,7 @@ final class Checkpoints {
     void written(long pagesWritten, Durability durability) {
         if (thread != null && durability == Durability.NORMAL) {
             thread.written(pagesWritten * pages.pageSize());
-            if (dirty != null && dirty.halfFull()) {
+            if (path.checkpointDue()) {
                 thread.wake();
             }
         }
@@ -175,7 +156,7 @@ final class Checkpoints {
             long durableBefore = publisher.durableRevision();
             // Sealed whole before it is published: readers require seals through its own revision.
             Revision r = revisionAt.apply(durableBefore).sealedThrough(adoption.bound(revision));
-            seal(sealer, r, durableBefore);
+            path.seal(sealer, r, durableBefore);
             publisher.publishSynced(r, space.flips, () -> health.sync(pages::sync));
             peers.replaced(durableBefore);
         } finally {
@@ -195,15 +176,6 @@ final class Checkpoints {
                         System.currentTimeMillis(), base.freeMapRoot, base.freeMapRevision, base.freeMapHeight,
                         base.roots);
             });
-        }
-    }
-
-    /** Seals {@code r}'s pages written after {@code since}, writing those of a shadow into the file. */
-    private void seal(PageAccess access, Revision r, long since) {
-        if (dirty == null || !dirty.attached()) {
-            RevisionWalker.seal(access, r, since, null);
-        } else {
-            health.sync(() -> RevisionWalker.seal(access, r, since, dirty), "writing pages into the file failed");
         }
     }
 
@@ -279,7 +251,7 @@ final class Checkpoints {
      * reader would pin the moved pages where they are.
      */
     private void compact(Supplier<WriteTxn> begin) {
-        if (!durable || !inPlace || health.failure() != null || health.damage() != null || replaying) {
+        if (!durable || !path.reusesPages() || health.failure() != null || health.damage() != null || replaying) {
             return;
         }
         releaseFreed();
@@ -343,28 +315,20 @@ final class Checkpoints {
         }
         StoreEvents.Checkpoint event = new StoreEvents.Checkpoint();
         event.begin();
-        // The bulk of the writeback runs outside the meta lock, so that commits go on: c's pages are
-        // sealed and synced (a file) or sent without a meta (a remote store, whose SYNC commits wait
-        // for the checkpoint lock, so that none seals a page being copied).
-        seal(sealer, c, since);
-        health.sync(inPlace ? pages::sync : () -> writeback.preparePages().run());
+        // The bulk of the writeback runs outside the meta lock, so that commits go on.
+        path.seal(sealer, c, since);
+        health.sync(path::flush);
         long sealed = c.revision;
-        if (!inPlace && publisher.latest().revision != sealed) {
-            // Sending took long: a second pass takes the commits made meanwhile, so that the pass
-            // under the meta lock, which commits wait for, copies few pages.
+        if (path.passesTwice() && publisher.latest().revision != sealed) {
             Revision c2 = peers.hold(slot);
-            seal(sealer, c2, sealed);
-            health.sync(() -> writeback.preparePages().run());
+            path.seal(sealer, c2, sealed);
+            health.sync(path::flush);
             sealed = c2.revision;
         }
-        if (inPlace) {
-            steadyInPlace(slot, sealer, sealed);
-            RedoLog redo = log;
-            if (redo != null) {
-                redo.checkpointed(publisher.durableRevision());
-            }
-        } else {
-            steadySent(slot, sealer, sealed);
+        replaced(path.steady(slot, sealer, sealed));
+        RedoLog redo = log;
+        if (redo != null) {
+            redo.checkpointed(publisher.durableRevision());
         }
         event.end();
         if (event.shouldCommit()) {
@@ -372,87 +336,6 @@ final class Checkpoints {
             event.revision = publisher.durableRevision();
             event.since = since;
             event.commit();
-        }
-    }
-
-    /**
-     * The end of a checkpoint of a file: under the meta lock the newest revision h is taken and
-     * held, and a steady copy of its meta prepared; the copy is written and synced outside it.
-     * h's last pages (the commits made during the first pass) are synced outside the lock too when
-     * the writer keeps its pages in a shadow. A writer that stores into the mapping is stopped for
-     * that sync instead: storing beside writeback, it faults on every page the sync cleans and
-     * makes the sync chase what it dirties, and in 8 million one-key commits into a growing store
-     * that cost 60% of the commit rate, against one commit in 2 million waiting up to 1.9 s.
-     */
-    private void steadyInPlace(int slot, PageAccess sealer, long sealed) {
-        boolean writerBesideSync = dirty != null && dirty.attached();
-        Revision h;
-        Publisher.SteadyCopy copy;
-        publisher.lock();
-        try {
-            h = publisher.latest();
-            // From here h is what becomes durable: its pages must not be reused by commits before
-            // the last sync, though it is not durable yet.
-            registry.hold(slot, h);
-            if (!writerBesideSync) {
-                syncLastPages(sealer, h, sealed);
-            }
-            copy = publisher.prepareSteadyCopy(h);
-        } finally {
-            publisher.unlock();
-        }
-        if (writerBesideSync) {
-            syncLastPages(sealer, h, sealed);
-        }
-        health.sync(() -> {
-            publisher.writeSteadyCopy(copy);
-            pages.sync();
-        });
-        publisher.lock();
-        try {
-            // Unless a SYNC commit made a newer revision durable while the meta was synced.
-            replaced(publisher.steadyCopySynced(copy));
-        } finally {
-            publisher.unlock();
-        }
-    }
-
-    /** Seals and syncs the pages of h written after {@code sealed} (none if h is what was sealed). */
-    private void syncLastPages(PageAccess sealer, Revision h, long sealed) {
-        if (h.revision != sealed) {
-            seal(sealer, h, sealed);
-            health.sync(pages::sync);
-        }
-    }
-
-    /** The end of a checkpoint of a store that sends its pages elsewhere. */
-    private void steadySent(int slot, PageAccess sealer, long sealed) {
-        int pending;
-        Revision h;
-        Runnable send;
-        publisher.lock();
-        try {
-            h = publisher.latest();
-            // From here h is what becomes durable: its pages must not be deleted by commits
-            // between this lock and the send, though it is not durable yet.
-            registry.hold(slot, h);
-            if (h.revision != sealed) {
-                seal(sealer, h, sealed);
-            }
-            pending = publisher.publishSteadyCopy(h);
-            // The pages and then the steady meta go in order, in one send; they are copied here, as
-            // no commit can seal a page being copied (a page sent while being sealed would arrive torn).
-            send = writeback.prepareSync();
-        } finally {
-            publisher.unlock();
-        }
-        health.sync(send);
-        publisher.lock();
-        try {
-            // Unless a SYNC commit made a newer revision durable while the meta was sent.
-            replaced(publisher.steadyCopySynced(pending, h));
-        } finally {
-            publisher.unlock();
         }
     }
 
@@ -478,19 +361,12 @@ final class Checkpoints {
     }
 
     /**
-     * Has the prefaulter touch the pages the writer will allocate next, as many as it allocated in
-     * the last checkpoint window, up to what makes a checkpoint anyway, keeping just ahead of the
-     * writer (holding the writer, after the pages the checkpoint let go are reusable).
+     * Has the path make the pages the writer will allocate next ready (a {@link Prefaulter}), as many
+     * as it allocated in the last checkpoint window, up to what makes a checkpoint anyway (holding
+     * the writer, after the pages the checkpoint let go are reusable).
      */
     void prefaultUpcoming() {
-        if (prefaulter == null) {
-            return;
-        }
-        long limit = Math.min(1 << 20, options.checkpointBytes() / pages.pageSize());
-        int n = (int) Math.min(limit, space.lastWindowPages());
-        long[] upcoming = new long[n];
-        // Even empty: the writer's count of pages taken starts again, so the old job must go.
-        prefaulter.touchAhead(upcoming, n > 0 ? space.upcoming(upcoming) : 0);
+        path.prepareUpcoming(space, Math.min(1 << 20, options.checkpointBytes() / pages.pageSize()));
     }
 
     // ------------------------------------------------------------------ the file's size
@@ -540,7 +416,7 @@ final class Checkpoints {
     }
 
     private void shrinkHoldingWriter(boolean always) {
-        if (!inPlace) {
+        if (!path.reusesPages()) {
             // Page numbers past the end may have been written once; they are never handed out again.
             return;
         }

@@ -7,8 +7,8 @@ import io.mvbt.pagestore.PageStore;
 
 /**
  * What a write transaction's commit and abort do below the trees, in order: write the pages built
- * in private memory, flush the free map if due, publish the revision as its durability asks, and
- * let go of the pages (and shadow slots) no holder reaches any more. Handed to each
+ * away from storage, flush the free map if due, publish the revision as its durability asks, and
+ * let go of the pages no holder reaches any more. Handed to each
  * {@link WriteTxn}, which calls it and nothing above it; used by the one writer only.
  */
 final class Committer {
@@ -27,15 +27,15 @@ final class Committer {
     private final Peers peers;
     private final Health health;
     private final Adoption adoption;
-    /** The writer's pages held in a shadow; null if none. */
-    private final DirtyPages dirty;
+    /** Where the writer's pages live until they are durable. */
+    private final PagePath path;
     /** Records every commit; null for a store without one. */
     private RedoLog log;
     /** Commits since the free map was last flushed. */
     private long commitsSinceFlush;
 
     Committer(PageStore pages, TxnPages txnPages, FreeSpace space, FreeMap freeMap, Checkpoints checkpoints,
-            Publisher publisher, Holders holders, Peers peers, Health health, Adoption adoption, DirtyPages dirty) {
+            Publisher publisher, Holders holders, Peers peers, Health health, Adoption adoption, PagePath path) {
         this.pages = pages;
         this.txnPages = txnPages;
         this.space = space;
@@ -46,7 +46,7 @@ final class Committer {
         this.peers = peers;
         this.health = health;
         this.adoption = adoption;
-        this.dirty = dirty;
+        this.path = path;
     }
 
     /** From now on commits go to {@code log}. */
@@ -68,7 +68,7 @@ final class Committer {
         StoreEvents.Commit event = new StoreEvents.Commit();
         event.begin();
         health.checkWritable(pages.describe());
-        txnPages.writePrivate();
+        txnPages.writeBuilt();
         flushFreeMapIfDue();
         space.reportWritten();
         Durability pagesDurability = redo == null ? durability : logged(revision, redo, durability);
@@ -164,14 +164,11 @@ final class Committer {
 
     /**
      * Pages the published revision freed wait for the holders that can reach them; others are
-     * reusable. Slots of a shadow whose pages the file now holds go back likewise.
+     * reusable; so are the places the path held the writer's pages in.
      */
     private void releaseHolders(long revision) {
         Holders held = holders.collect(peers);
         space.published(revision, held.revisions(), held.count());
-        if (dirty != null) {
-            dirty.retire(publisher.durableRevision(), revision, held.oldestReader());
-            dirty.reclaim(held.oldestReader());
-        }
+        path.published(publisher.durableRevision(), revision, held.oldestReader());
     }
 }

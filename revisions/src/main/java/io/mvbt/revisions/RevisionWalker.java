@@ -2,6 +2,7 @@
 package io.mvbt.revisions;
 
 import java.nio.charset.StandardCharsets;
+import java.util.function.LongConsumer;
 
 import io.mvbt.btree.PageHeader;
 import io.mvbt.btree.PageReader;
@@ -72,20 +73,23 @@ final class RevisionWalker {
         return map;
     }
 
+    /** For {@link #seal}: pages sealed where they are stay there. */
+    static final LongConsumer NO_WRITEBACK = pageNo -> { };
+
     /**
      * Checksums every page of revision {@code r} written after {@code since} that has none yet, and
-     * writes those a shadow holds into the store file ({@code dirty} may be null): sealed or not, as
-     * another pass may have sealed a page it has not written yet.
+     * hands each single page to {@code writeBack} (a shadow writes those it holds into the store
+     * file): sealed or not, as another pass may have sealed a page it has not written yet.
      */
-    static void seal(PageAccess access, Revision r, long since, DirtyPages dirty) {
+    static void seal(PageAccess access, Revision r, long since, LongConsumer writeBack) {
         Visitor sealer = (pageNo, revision, type, address, pages) -> {
             if (!PageHeader.isSealed(address)) {
                 PageHeader.seal(address, access.checksums().ofRun(pageNo, pages));
                 // A remote store sent the page unsealed, perhaps; it must send it again.
                 access.store().written(pageNo, pages);
             }
-            if (dirty != null && pages == 1) {
-                dirty.writeBack(pageNo);
+            if (pages == 1) {
+                writeBack.accept(pageNo);
             }
         };
         walk(access, r.catalog, r.fresh, freeMapOf(r, access.pageSize()), since, sealer);

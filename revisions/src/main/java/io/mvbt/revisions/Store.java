@@ -72,10 +72,8 @@ public final class Store implements AutoCloseable {
     private final Peers peers;
     private final Checkpoints checkpoints;
     private final Committer committer;
-    /** The shadows of a store file's sole writer or of a store read beside one; null for others. */
-    private final Shadows shadows;
-    /** The sole writer's pages held in a shadow; null for others. */
-    private final DirtyPages dirty;
+    /** How the writer's pages reach storage. */
+    private final PagePath path;
     /** Times beginWrite found another write transaction open and had to wait. */
     private final AtomicLong writerWaits = new AtomicLong();
     private final WriterPermit writer;
@@ -136,15 +134,12 @@ public final class Store implements AutoCloseable {
                 othersWrite);
         this.space = new FreeSpace(pages, writeback);
         FreeMap freeMap = new FreeMap(pages.pageSize());
-        // Where every commit syncs, each leaves its pages clean: build the next ones off the mapping.
-        boolean syncs = options.durability() == Durability.SYNC && pages.durable() && writeback.reusesPages()
-                && !options.redoLog();
         FilePageStore shadowed = options.shadowDirectory() != null ? deployment.shadowed : null;
-        this.shadows = shadowed != null ? new Shadows(options.shadowDirectory(), shadowed) : null;
-        this.dirty = shadowed != null && !shadowed.readOnly() ? new DirtyPages(shadowed) : null;
-        this.txnPages = new TxnPages(pages, access, space, verified, syncs ? new PrivatePages(pages, checksums) : null,
-                dirty, health::writeFailed);
+        Shadows shadows = shadowed != null ? new Shadows(options.shadowDirectory(), shadowed) : null;
+        DirtyPages dirty = shadowed != null && !shadowed.readOnly() ? new DirtyPages(shadowed) : null;
         this.publisher = new Publisher(pages, writeback, checksums, registry, (word, r) -> peers().announced(word, r));
+        this.path = pagePath(options, deployment, shadows, dirty);
+        this.txnPages = new TxnPages(pages, access, space, verified, path, health::writeFailed);
         this.editor = new TreeEditor(limits);
         this.writer = new WriterPermit(pages);
         this.slots = new ReaderSlots(registry, pages);
@@ -152,10 +147,10 @@ public final class Store implements AutoCloseable {
                 dirty);
         this.holders = new Holders(registry, publisher, pages.durable());
         this.peers = deployment.mode.peers(this);
-        this.checkpoints = new Checkpoints(pages, writeback, options, publisher, registry, slots, peers, holders,
-                space, health, adoption, writer, access.withTrustUnsealed(), deployment.prefaulter, dirty);
+        this.checkpoints = new Checkpoints(pages, path, options, publisher, registry, slots, peers, holders,
+                space, health, adoption, writer, access.withTrustUnsealed());
         this.committer = new Committer(pages, txnPages, space, freeMap, checkpoints, publisher, holders, peers, health,
-                adoption, dirty);
+                adoption, path);
         long span = pages.beginSpan();
         try {
             peers.open(() -> {
@@ -165,9 +160,7 @@ public final class Store implements AutoCloseable {
                     recover();
                 }
                 afterOpen();
-                if (dirty != null) {
-                    shadows.attach(dirty, publisher, options.checkpointBytes());
-                }
+                path.opened();
             });
             peers.opened(create);
             long session = peers.sessionRevision(latest().revision);
@@ -178,6 +171,23 @@ public final class Store implements AutoCloseable {
             pages.endSpan(span);
         }
         checkpoints.start();
+    }
+
+    /**
+     * The path the writer's pages take: sent to a remote store; else through the mapping, built in
+     * private memory where every commit syncs (each leaves its pages clean), and held in a shadow
+     * before either where the options name a shadow directory.
+     */
+    private PagePath pagePath(StoreOptions options, Deployment deployment, Shadows shadows, DirtyPages dirty) {
+        if (writeback instanceof Writeback.Sent sent) {
+            return new SentPath(sent, publisher, registry, health);
+        }
+        boolean syncs = options.durability() == Durability.SYNC && pages.durable() && !options.redoLog();
+        MappedPath base = syncs
+                ? new PrivatePath(pages, publisher, registry, health, deployment.prefaulter,
+                        new PrivatePages(pages, checksums))
+                : new MappedPath(pages, publisher, registry, health, deployment.prefaulter);
+        return dirty == null ? base : new ShadowPath(base, dirty, shadows, publisher, health, options.checkpointBytes());
     }
 
     /** For the publisher's callback, made before {@link #peers} is assigned (a lambda may not name it then). */
@@ -416,9 +426,7 @@ public final class Store implements AutoCloseable {
         if (!m.steady()) {
             checkpoints.checkpoint(access.withTrustUnsealed());
         }
-        if (shadows != null) {
-            shadows.recoveredDurable(dirty);
-        }
+        path.recovered();
         if (m.steady() && BootId.isCurrent(m.bootHigh, m.bootLow)) {
             // Its writer may have died between writing it and syncing it.
             health.sync(pages::sync);
@@ -953,6 +961,8 @@ public final class Store implements AutoCloseable {
     private void closeHoldingWriter() {
         // Whether the newest meta, steady, no longer names the redo log: then its segments may go.
         boolean logReleased = false;
+        // Whether the closing checkpoint made every commit durable.
+        boolean checkpointed = false;
         try {
             checkpoints.stop();
             // Writers that take turns checkpoint only in a turn; if another process holds it past the
@@ -968,17 +978,11 @@ public final class Store implements AutoCloseable {
                         logReleased = health.failure() == null && publisher.headIsSteady();
                     }
                 }
-                if (dirty != null && health.failure() == null) {
-                    // Every page is in the file now: the shadow goes.
-                    dirty.detach(true);
-                }
+                checkpointed = health.failure() == null;
             }
         } finally {
             closed = true;
-            if (dirty != null) {
-                // Not checkpointed: the next open reads the pages from the shadow and writes them.
-                dirty.detach(false);
-            }
+            path.closed(checkpointed);
             RedoLog redo = log;
             if (redo != null) {
                 // Its segments go once every commit is durable in the file; else the next open replays them.

@@ -16,23 +16,20 @@ final class TxnPages implements PageWriter {
     private final FreeSpace space;
     private final VerifiedPages verified;
     private final int maxRunPages;
-    /** Null unless the store syncs every commit by default (see {@link PrivatePages}). */
-    private final PrivatePages privatePages;
-    /** The sole writer's pages held in a shadow (see {@link DirtyPages}); null or detached for others. */
-    private final DirtyPages dirty;
+    /** Where the pages the transaction allocates live until they are durable. */
+    private final PagePath path;
     /** What a failed positional write becomes: the store decides whether it can write again. */
     private final Function<StorageException, RuntimeException> writeFailed;
     private long revision;
 
-    TxnPages(PageStore store, PageAccess access, FreeSpace space, VerifiedPages verified, PrivatePages privatePages,
-            DirtyPages dirty, Function<StorageException, RuntimeException> writeFailed) {
+    TxnPages(PageStore store, PageAccess access, FreeSpace space, VerifiedPages verified, PagePath path,
+            Function<StorageException, RuntimeException> writeFailed) {
         this.store = store;
         this.access = access;
         this.space = space;
         this.verified = verified;
         this.maxRunPages = maxRunPages(store);
-        this.privatePages = privatePages;
-        this.dirty = dirty;
+        this.path = path;
         this.writeFailed = writeFailed;
     }
 
@@ -45,19 +42,15 @@ final class TxnPages implements PageWriter {
         this.revision = revision;
         this.access = baseReader;
         space.begin(revision);
-        if (privatePages != null) {
-            privatePages.begin();
-        }
+        path.begin();
     }
 
-    /** Writes the pages built in private memory to the file; the commit calls it before anything reads the file. */
-    void writePrivate() {
-        if (privatePages != null) {
-            try {
-                privatePages.writeAll();
-            } catch (StorageException e) {
-                throw writeFailed.apply(e);
-            }
+    /** Writes the pages built away from storage; the commit calls it before anything reads storage. */
+    void writeBuilt() {
+        try {
+            path.writeBuilt();
+        } catch (StorageException e) {
+            throw writeFailed.apply(e);
         }
     }
 
@@ -68,8 +61,8 @@ final class TxnPages implements PageWriter {
 
     @Override
     public long page(long pageNo, long rev, int type) {
-        if (rev == revision && privatePages != null) {
-            long address = privatePages.address(pageNo);
+        if (rev == revision) {
+            long address = path.builtAddress(pageNo);
             if (address != 0) {
                 return address;
             }
@@ -89,13 +82,7 @@ final class TxnPages implements PageWriter {
             // Written by this process: trusted from now on, never validated against a checksum.
             verified.set(pageNo, revision);
         }
-        if (pages > 1 && dirty != null) {
-            // A run is written in the file: no slot may stand for one of its pages.
-            dirty.drop(pageNo, pages);
-        }
-        if (pages == 1 && (dirty == null || dirty.take(pageNo, revision) == 0) && privatePages != null) {
-            privatePages.take(pageNo);
-        }
+        path.allocated(pageNo, pages, revision);
         return pageNo;
     }
 
@@ -106,13 +93,8 @@ final class TxnPages implements PageWriter {
 
     @Override
     public long address(long pageNo) {
-        if (privatePages != null) {
-            long address = privatePages.address(pageNo);
-            if (address != 0) {
-                return address;
-            }
-        }
-        return store.address(pageNo);
+        long address = path.builtAddress(pageNo);
+        return address != 0 ? address : store.address(pageNo);
     }
 
     @Override
@@ -133,14 +115,7 @@ final class TxnPages implements PageWriter {
 
     @Override
     public void writeRun(long pageNo, int pages) {
-        if (privatePages != null) {
-            // A run of one page was taken as private by allocate: the run written here replaces it.
-            privatePages.drop(pageNo, pages);
-        }
-        if (dirty != null && pages == 1) {
-            // A page allocated alone was given a slot; allocate dropped those of longer runs.
-            dirty.drop(pageNo, 1);
-        }
+        path.writingRun(pageNo, pages);
         int bytes = pages * store.pageSize();
         long address = org.agrona.BufferUtil.address(runScratch);
         if (store.durable()) {
