@@ -6,7 +6,6 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongFunction;
 import java.util.function.Supplier;
 
-import io.mvbt.StorageException;
 import io.mvbt.pagestore.PageStore;
 
 /**
@@ -42,20 +41,15 @@ final class Checkpoints {
     private volatile long count;
     /** The value of {@link #count} the writer last saw (holding the writer permit). */
     private long countSeen;
-    /** The redo log, whose covered segments each checkpoint deletes; null if none. */
-    private volatile RedoLog log;
-    /**
-     * While a redo log is replayed (and if the replay fails, until close): no revision but the
-     * replayed ones may be published, since each would take the number of a record still to
-     * replay. Shrinks and compaction wait; checkpoints go on (they publish no revision).
-     */
-    private volatile boolean replaying;
+    /** Pages only, or redo-logged: each checkpoint lets go of the log's segments it covers. */
+    private final DurabilityPolicy policy;
 
     Checkpoints(PageStore pages, PagePath path, StoreOptions options, Publisher publisher, ReaderRegistry registry,
             ReaderSlots slots, Peers peers, Holders holders, FreeSpace space, Health health, Adoption adoption,
-            WriterPermit writer, PageAccess sealer) {
+            WriterPermit writer, PageAccess sealer, DurabilityPolicy policy) {
         this.pages = pages;
         this.path = path;
+        this.policy = policy;
         this.options = options;
         this.publisher = publisher;
         this.registry = registry;
@@ -89,16 +83,6 @@ final class Checkpoints {
 
     long count() {
         return count;
-    }
-
-    /** Checkpoints from now on let go of the redo log's segments they cover. */
-    void log(RedoLog redoLog) {
-        this.log = redoLog;
-    }
-
-    /** See {@link #replaying}. */
-    void replaying(boolean on) {
-        this.replaying = on;
     }
 
     long pagesPrefaulted() {
@@ -251,7 +235,7 @@ final class Checkpoints {
      * reader would pin the moved pages where they are.
      */
     private void compact(Supplier<WriteTxn> begin) {
-        if (!durable || !path.reusesPages() || health.failure() != null || health.damage() != null || replaying) {
+        if (!durable || !path.reusesPages() || health.failure() != null || health.damage() != null || policy.replaying()) {
             return;
         }
         releaseFreed();
@@ -326,10 +310,7 @@ final class Checkpoints {
             sealed = c2.revision;
         }
         replaced(path.steady(slot, sealer, sealed));
-        RedoLog redo = log;
-        if (redo != null) {
-            redo.checkpointed(publisher.durableRevision());
-        }
+        policy.checkpointed(publisher.durableRevision());
         event.end();
         if (event.shouldCommit()) {
             event.store = pages.describe();
@@ -423,20 +404,13 @@ final class Checkpoints {
         long pageCount = pages.pageCount();
         long tail = pages.roundUpToGrowthUnit(space.reusableTailStart());
         long freeTail = pageCount - tail;
-        if (freeTail <= 0 || health.failure() != null || health.damage() != null || replaying
+        if (freeTail <= 0 || health.failure() != null || health.damage() != null || policy.replaying()
                 || !always && (freeTail < pageCount / 8 || freeTail * pages.pageSize() < (1L << 20))) {
             return;
         }
         Revision base = publisher.latest();
-        RedoLog redo = log;
-        if (redo != null) {
-            // First, so that a failure changes nothing; and it fails the store, as a failed fsync does.
-            try {
-                redo.unchanged(base.revision + 1);
-            } catch (StorageException e) {
-                throw health.syncFailed(e, "writing the redo log failed");
-            }
-        }
+        // First, so that a failure changes nothing.
+        policy.unchanged(base.revision + 1);
         space.shrinkTo(tail);
         long durableRevision = publisher.durableRevision();
         Revision r = new Revision(base.revision + 1, durableRevision, base.catalog, base.fresh, tail,

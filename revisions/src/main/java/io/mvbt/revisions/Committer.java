@@ -29,13 +29,13 @@ final class Committer {
     private final Adoption adoption;
     /** Where the writer's pages live until they are durable. */
     private final PagePath path;
-    /** Records every commit; null for a store without one. */
-    private RedoLog log;
+    /** Records commits in a redo log, or leaves durability to the pages. */
+    private final DurabilityPolicy policy;
     /** Commits since the free map was last flushed. */
     private long commitsSinceFlush;
 
     Committer(PageStore pages, TxnPages txnPages, FreeSpace space, FreeMap freeMap, Checkpoints checkpoints,
-            Publisher publisher, Holders holders, Peers peers, Health health, Adoption adoption, PagePath path) {
+            Publisher publisher, Holders holders, Peers peers, Health health, Adoption adoption, PagePath path, DurabilityPolicy policy) {
         this.pages = pages;
         this.txnPages = txnPages;
         this.space = space;
@@ -47,16 +47,12 @@ final class Committer {
         this.health = health;
         this.adoption = adoption;
         this.path = path;
+        this.policy = policy;
     }
 
-    /** From now on commits go to {@code log}. */
-    void log(RedoLog redoLog) {
-        this.log = redoLog;
-    }
-
-    /** The record a new transaction fills for the redo log, or null if there is none. */
+    /** The record a new transaction fills for the redo log, or null if commits are not recorded. */
     RedoRecord beginRecord() {
-        return log == null ? null : log.begin();
+        return policy.beginRecord();
     }
 
     /**
@@ -71,7 +67,7 @@ final class Committer {
         txnPages.writeBuilt();
         flushFreeMapIfDue();
         space.reportWritten();
-        Durability pagesDurability = redo == null ? durability : logged(revision, redo, durability);
+        Durability pagesDurability = policy.record(revision, redo, durability);
         try {
             checkpoints.publishCommit(revision, durable -> revisionOf(revision, durable, catalog, fresh, roots),
                     pagesDurability);
@@ -100,19 +96,6 @@ final class Committer {
     /** Commits since the store opened (read by {@link StoreMetrics} from any thread). */
     long commits() {
         return commits;
-    }
-
-    /**
-     * Appends the commit's record to the redo log (syncing it for SYNC). A failure fails the store,
-     * as a failed fsync does: the record may be in the log, and must not be followed by another of
-     * the same revision.
-     */
-    private Durability logged(long revision, RedoRecord redo, Durability durability) {
-        try {
-            return log.commit(revision, redo, durability);
-        } catch (StorageException e) {
-            throw health.syncFailed(e, "writing the redo log failed");
-        }
     }
 
     /** Throws away what an aborted transaction took: its pages, and a free map it flushed. */

@@ -84,8 +84,8 @@ public final class Store implements AutoCloseable {
     /** The internal tree listing detached subtrees not yet freed. */
     private final Tree garbageTree = new Tree(Garbage.NAME, treeIds.getAndIncrement(), this, true);
     private volatile boolean closed;
-    /** The redo log commits go to ({@link StoreOptions#redoLog}); null if none. */
-    private volatile RedoLog log;
+    /** Pages only, or commits recorded in a redo log ({@link StoreOptions#redoLog}). */
+    private final DurabilityPolicy policy = new DurabilityPolicy(health);
     /** Where a sole writer's redo log lies (whether or not it records), or null. */
     private final RedoStorage redoStorage;
     /** What the check of the redo log before recovery found to replay. */
@@ -148,9 +148,9 @@ public final class Store implements AutoCloseable {
         this.holders = new Holders(registry, publisher, pages.durable());
         this.peers = deployment.mode.peers(this);
         this.checkpoints = new Checkpoints(pages, path, options, publisher, registry, slots, peers, holders,
-                space, health, adoption, writer, access.withTrustUnsealed());
+                space, health, adoption, writer, access.withTrustUnsealed(), policy);
         this.committer = new Committer(pages, txnPages, space, freeMap, checkpoints, publisher, holders, peers, health,
-                adoption, path);
+                adoption, path, policy);
         long span = pages.beginSpan();
         try {
             peers.open(() -> {
@@ -342,7 +342,7 @@ public final class Store implements AutoCloseable {
             }
             if (options.redoLog() || left.length > 0) {
                 // Kept on if this fails: the close then checkpoints what was replayed and publishes nothing else.
-                checkpoints.replaying(true);
+                policy.replaying(true);
                 RedoLog redo = new RedoLog(storage, publisher.storeId());
                 StoreEvents.Replay event = new StoreEvents.Replay();
                 event.begin();
@@ -375,14 +375,12 @@ public final class Store implements AutoCloseable {
                 }
                 redo.start(options.redoLog(), latest().revision + 1);
                 if (options.redoLog()) {
-                    committer.log(redo);
-                    checkpoints.log(redo);
-                    log = redo;
+                    policy.logTo(redo);
                     publisher.logging(true);
                     holdingWriter("redo log", checkpoints::checkpointLogState);
                     checkUnfailed();
                 }
-                checkpoints.replaying(false);
+                policy.replaying(false);
             }
             return this;
         } catch (RuntimeException | Error e) {
@@ -707,10 +705,7 @@ public final class Store implements AutoCloseable {
         checkUnfailed();
         StoreEvents.Sync event = new StoreEvents.Sync();
         event.begin();
-        RedoLog redo = log;
-        if (redo != null) {
-            health.sync(redo::sync, "syncing the redo log failed");
-        } else {
+        if (!policy.sync()) {
             checkpoints.sync();
         }
         checkUnfailed();
@@ -718,7 +713,7 @@ public final class Store implements AutoCloseable {
         if (event.shouldCommit()) {
             event.store = describe();
             event.revision = latest().revision;
-            event.logged = redo != null;
+            event.logged = policy.logged();
             event.commit();
         }
     }
@@ -826,9 +821,7 @@ public final class Store implements AutoCloseable {
     }
 
     long durableForMetrics() {
-        RedoLog redo = log;
-        // A sync between a commit's record and its publication covers a revision not published yet.
-        return redo == null ? durableRevision() : Math.min(latest().revision, Math.max(durableRevision(), redo.synced()));
+        return policy.durable(latest().revision, durableRevision());
     }
 
     Committer committer() {
@@ -971,7 +964,7 @@ public final class Store implements AutoCloseable {
             if (t != null) {
                 try (t) {
                     checkpoints.atClose(this::beginInternalWrite);
-                    if (log != null && health.failure() == null && durableRevision() == latest().revision) {
+                    if (policy.logged() && health.failure() == null && durableRevision() == latest().revision) {
                         // The last meta stops naming the log before its segments go.
                         publisher.logging(false);
                         checkpoints.checkpointLogState();
@@ -983,11 +976,8 @@ public final class Store implements AutoCloseable {
         } finally {
             closed = true;
             path.closed(checkpointed);
-            RedoLog redo = log;
-            if (redo != null) {
-                // Its segments go once every commit is durable in the file; else the next open replays them.
-                redo.close(logReleased && health.failure() == null && durableRevision() == latest().revision);
-            }
+            // Its segments go once every commit is durable in the file; else the next open replays them.
+            policy.close(logReleased && health.failure() == null && durableRevision() == latest().revision);
             // Snapshots left open stop holding their revisions here: the reader table outlives this
             // store object, and a later close of theirs must not clear a slot another took since.
             registry.releaseAll();
