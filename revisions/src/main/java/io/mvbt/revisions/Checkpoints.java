@@ -4,7 +4,6 @@ package io.mvbt.revisions;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongFunction;
-import java.util.function.Supplier;
 
 import io.mvbt.pagestore.PageStore;
 
@@ -168,7 +167,7 @@ final class Checkpoints {
     /** {@link Store#sync()}: makes every commit so far durable, as the deployment mode does it. */
     void sync() {
         if (durable) {
-            peers.sync(this);
+            peers.sync(this::syncBesideWriter, this::checkpointHoldingWriter);
         }
     }
 
@@ -184,6 +183,12 @@ final class Checkpoints {
         health.checkUnfailed(pages.describe());
         shrink(false);
         dropZerosAhead();
+    }
+
+    /** The background checkpointer's round beside the writer: a checkpoint, and a large free tail back if the writer is idle. */
+    private void backgroundRound() {
+        checkpoint();
+        shrink(false);
     }
 
     /** Checkpoints and gives back a large free tail, holding the writer permit. */
@@ -212,64 +217,29 @@ final class Checkpoints {
     /**
      * At close, holding the writer permit in its turn: a checkpoint, and a steady copy of the
      * newest meta if it is not steady yet (a SYNC commit's meta names the durable revision before
-     * it), so that the next open trusts the file as it is and walks nothing; then the pages in use
-     * move down if that pays ({@link Compaction}), and the free tail goes back.
+     * it), so that the next open trusts the file as it is and walks nothing; then the peers let go
+     * of the freed pages. A {@link Compaction} and the closing shrink follow.
      */
-    void atClose(Supplier<WriteTxn> begin) {
+    void atClose() {
         if (publisher.latest().revision != publisher.durableRevision() || !publisher.headIsSteady()) {
             checkpoint(sealer);
         }
         peers.closing(this::releaseFreed);
-        try {
-            if (options.compactAtClose()) {
-                compact(begin);
-            }
-        } finally {
-            // A compaction that failed (a damaged page met on the way) left every commit as it was.
-            shrinkHoldingWriter(true);
-        }
     }
 
-    /**
-     * {@link Compaction} at close, when no reader (here or elsewhere) waits for a freed page: a
-     * reader would pin the moved pages where they are.
-     */
-    private void compact(Supplier<WriteTxn> begin) {
-        if (!durable || !path.reusesPages() || health.failure() != null || health.damage() != null || policy.replaying()) {
-            return;
-        }
-        releaseFreed();
-        if (!space.pending.isEmpty() || !Compaction.mayPay(pages, space)) {
-            return;
-        }
-        // Every page is written back by now, so the hot ones (reused first, wherever they lie) are
-        // forgotten: the moved pages take the lowest free ones.
-        space.checkpointed();
-        boolean committed;
-        try (WriteTxn tx = begin.get()) {
-            committed = Compaction.run(tx, pages, space);
-        }
-        if (committed) {
-            checkpoint(sealer);
-            releaseFreed();
-        }
+    /** Whether pages in use may move down now: in place and durable, no failure or damage, no log in replay. */
+    boolean mayMovePages() {
+        return durable && path.reusesPages() && health.failure() == null && health.damage() == null
+                && !policy.replaying();
     }
 
-    /**
-     * {@link Store#compact()}, holding the writer permit in its turn: a checkpoint, the compaction if
-     * it pays, and the free tail back; the writer's next pages are then prefaulted afresh.
-     */
-    void compactHoldingWriter(Supplier<WriteTxn> begin) {
-        checkpoint();
-        try {
-            compact(begin);
-        } finally {
-            shrinkAndPrefault(false);
-        }
+    /** A checkpoint of whatever is not durable or steady yet, holding the writer (after a compaction's commit). */
+    void checkpointAll() {
+        checkpoint(sealer);
     }
 
     /** Lets go of the freed pages no holder reaches any more (holding the writer permit). */
-    private void releaseFreed() {
+    void releaseFreed() {
         Holders held = holders.collect(peers);
         space.releasePending(held.revisions(), held.count());
     }
@@ -388,7 +358,7 @@ final class Checkpoints {
      * Gives a large free tail back, and if a checkpoint ran since the writer last looked, prefaults
      * its next pages now (the writer is idle), not at its next transaction.
      */
-    private void shrinkAndPrefault(boolean always) {
+    void shrinkAndPrefault(boolean always) {
         shrinkHoldingWriter(always);
         if (health.failure() == null && learnCheckpoints()) {
             releaseFreed();
@@ -396,7 +366,7 @@ final class Checkpoints {
         }
     }
 
-    private void shrinkHoldingWriter(boolean always) {
+    void shrinkHoldingWriter(boolean always) {
         if (!path.reusesPages()) {
             // Page numbers past the end may have been written once; they are never handed out again.
             return;
@@ -458,7 +428,7 @@ final class Checkpoints {
                 }
                 writtenBytes.set(0);
                 try {
-                    peers.backgroundCheckpoint(Checkpoints.this);
+                    peers.backgroundCheckpoint(Checkpoints.this::backgroundRound, Checkpoints.this::checkpointHoldingWriter);
                 } catch (Throwable t) {
                     // Storage failures are recorded where they happen; anything else is recorded here.
                     health.failed(t);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.mvbt.revisions;
 
+import java.util.function.Supplier;
+
 import io.mvbt.pagestore.PageStore;
 
 /**
@@ -22,6 +24,32 @@ final class Compaction {
     static boolean mayPay(PageStore pages, FreeSpace space) {
         long pageCount = pages.pageCount();
         return pays(pageCount, PageStore.META_SLOTS + space.inUse.cardinality(), pages.pageSize());
+    }
+
+    /**
+     * Moves the pages in use down if that pays, holding the writer permit in its turn after a
+     * checkpoint: at close, or {@link Store#compact()}. Only when no reader (here or elsewhere)
+     * waits for a freed page: a reader would pin the moved pages where they are.
+     */
+    static void atRest(Checkpoints checkpoints, PageStore pages, FreeSpace space, Supplier<WriteTxn> begin) {
+        if (!checkpoints.mayMovePages()) {
+            return;
+        }
+        checkpoints.releaseFreed();
+        if (!space.pending.isEmpty() || !mayPay(pages, space)) {
+            return;
+        }
+        // Every page is written back by now, so the hot ones (reused first, wherever they lie) are
+        // forgotten: the moved pages take the lowest free ones.
+        space.checkpointed();
+        boolean committed;
+        try (WriteTxn tx = begin.get()) {
+            committed = run(tx, pages, space);
+        }
+        if (committed) {
+            checkpoints.checkpointAll();
+            checkpoints.releaseFreed();
+        }
     }
 
     /** Moves the pages down and commits, if it pays; returns whether it committed. */

@@ -89,15 +89,18 @@ interface Peers {
         return NO_TURN;
     }
 
-    /** Makes every commit durable and gives back a large free tail: {@link Store#sync()}. */
-    default void sync(Checkpoints checkpoints) {
-        checkpoints.syncBesideWriter();
+    /**
+     * Makes every commit durable and gives back a large free tail ({@link Store#sync()}): by
+     * {@code besideWriter}, a checkpoint beside this process's writer, or where writers take turns,
+     * by {@code inTurn}, run holding the writer permit in a turn.
+     */
+    default void sync(Runnable besideWriter, Runnable inTurn) {
+        besideWriter.run();
     }
 
-    /** The background checkpointer's round. */
-    default void backgroundCheckpoint(Checkpoints checkpoints) {
-        checkpoints.checkpoint();
-        checkpoints.shrink(false);
+    /** The background checkpointer's round, run as {@link #sync} runs it (or skipped). */
+    default void backgroundCheckpoint(Runnable besideWriter, Runnable inTurn) {
+        besideWriter.run();
     }
 
     /** Holding the writer permit at the start of a write transaction: a step of any cleaning due. */

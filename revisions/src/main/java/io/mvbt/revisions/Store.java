@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntSupplier;
 import java.util.function.LongConsumer;
 
 import io.mvbt.ClosedException;
@@ -100,7 +101,19 @@ public final class Store implements AutoCloseable {
 
     /** Builds the {@link Peers} of the deployment mode a {@code Store.open} factory chose, from the store's parts. */
     private interface Mode {
-        Peers peers(Store store);
+        Peers peers(Parts parts);
+    }
+
+    /**
+     * The parts of a store built before its {@link Peers}, which the deployment mode's peers are
+     * built from; the store's graph is built in one direction: parts, peers, then what uses both.
+     */
+    private record Parts(PageStore pages, StoreOptions options, ReaderRegistry registry, ReaderSlots slots,
+            Checksums checksums, Publisher publisher, FreeSpace space, Adoption adoption, Health health,
+            Holders holders, WriterPermit writer, AtomicLong writerWaits, IntSupplier treeCount) {
+        FileFollower fileFollower(FilePageStore file, boolean readOnly) {
+            return new FileFollower(file, registry, checksums, publisher, adoption, treeCount, readOnly);
+        }
     }
 
     /**
@@ -146,7 +159,8 @@ public final class Store implements AutoCloseable {
         this.adoption = new Adoption(pages, writeback, checksums, access, publisher, freeMap, space, health, shadows,
                 dirty);
         this.holders = new Holders(registry, publisher, pages.durable());
-        this.peers = deployment.mode.peers(this);
+        this.peers = deployment.mode.peers(new Parts(pages, options, registry, slots, checksums, publisher, space,
+                adoption, health, holders, writer, writerWaits, treeIds::get));
         this.checkpoints = new Checkpoints(pages, path, options, publisher, registry, slots, peers, holders,
                 space, health, adoption, writer, access.withTrustUnsealed(), policy);
         this.committer = new Committer(pages, txnPages, space, freeMap, checkpoints, publisher, holders, peers, health,
@@ -224,11 +238,11 @@ public final class Store implements AutoCloseable {
             Writeback inPlace = Writeback.inPlace(file);
             // Writers that take turns allocate from one free space: none can prefault what another takes.
             Deployment deployment = shared
-                    ? new Deployment(registry, true, inPlace, null, null, s -> new TurnTakingPeers(file, s.registry, s.slots,
-                            s.publisher, s.space, s.adoption, s.health, s.holders, s.writer, options, s.writerWaits,
-                            s.fileFollower(file, false)), null)
+                    ? new Deployment(registry, true, inPlace, null, null, s -> new TurnTakingPeers(file, s.registry(),
+                            s.slots(), s.publisher(), s.space(), s.adoption(), s.health(), s.holders(), s.writer(),
+                            s.options(), s.writerWaits(), s.fileFollower(file, false)), null)
                     : new Deployment(registry, false, inPlace, options.prefault() ? new Prefaulter(file,
-                            file.describe()) : null, file, s -> new SolePeers(s.registry, s.slots, s.publisher),
+                            file.describe()) : null, file, s -> new SolePeers(s.registry(), s.slots(), s.publisher()),
                             new RedoFiles(path));
             Store store = new Store(file, options, file.created(), deployment);
             return shared ? store : store.withRedoLog(file.created());
@@ -255,7 +269,7 @@ public final class Store implements AutoCloseable {
         FilePageStore file = FilePageStore.openReadOnly(path, MetaPage::detectPageSize, options.maxReaders());
         try {
             return new Store(file, options, false, new Deployment(ReaderRegistry.shared(file.lockFile()), true,
-                    Writeback.inPlace(file), null, file, s -> new FollowerPeers(s.fileFollower(file, true), s.slots), null));
+                    Writeback.inPlace(file), null, file, s -> new FollowerPeers(s.fileFollower(file, true), s.slots()), null));
         } catch (RuntimeException | Error e) {
             file.close();
             throw e;
@@ -294,19 +308,19 @@ public final class Store implements AutoCloseable {
         ReaderRegistry registry = ReaderRegistry.inMemory(options.maxReaders());
         if (!(pages instanceof RemotePageStore remote)) {
             Store store = new Store(pages, options, create, new Deployment(registry, false, Writeback.inPlace(pages),
-                    null, null, s -> new SolePeers(s.registry, s.slots, s.publisher), redo));
+                    null, null, s -> new SolePeers(s.registry(), s.slots(), s.publisher()), redo));
             return redo == null ? store : store.withRedoLog(create);
         }
         SharedPages shared = remote.shared();
         Writeback sent = Writeback.sent(remote);
         if (shared.readOnly()) {
             return new Store(pages, options, create, new Deployment(registry, true, sent, null, null,
-                    s -> new RemoteReaderPeers(shared, pages, s.registry, s.slots, s.checksums, s.publisher,
-                            s.adoption, s.treeIds::get), null));
+                    s -> new RemoteReaderPeers(shared, pages, s.registry(), s.slots(), s.checksums(), s.publisher(),
+                            s.adoption(), s.treeCount()), null));
         }
         return new Store(pages, options, create, new Deployment(registry, false, sent, null, null,
-                s -> new RemoteWriterPeers(shared, pages, s.publisher, s.space, s.health,
-                        new SolePeers(s.registry, s.slots, s.publisher)), null));
+                s -> new RemoteWriterPeers(shared, pages, s.publisher(), s.space(), s.health(),
+                        new SolePeers(s.registry(), s.slots(), s.publisher())), null));
     }
 
     /** A store in memory with default options: same API, nothing durable. */
@@ -391,10 +405,6 @@ public final class Store implements AutoCloseable {
             }
             throw e;
         }
-    }
-
-    private FileFollower fileFollower(FilePageStore file, boolean readOnly) {
-        return new FileFollower(file, registry, checksums, publisher, adoption, treeIds::get, readOnly);
     }
 
     // ------------------------------------------------------------------ creation and recovery
@@ -729,7 +739,15 @@ public final class Store implements AutoCloseable {
     public long compact() {
         checkUnfailed();
         long before = pages.pageCount();
-        holdingWriter("compact", () -> checkpoints.compactHoldingWriter(this::beginInternalWrite));
+        holdingWriter("compact", () -> {
+            checkpoints.checkpoint();
+            try {
+                Compaction.atRest(checkpoints, pages, space, this::beginInternalWrite);
+            } finally {
+                // The free tail back; the writer's next pages are then prefaulted afresh.
+                checkpoints.shrinkAndPrefault(false);
+            }
+        });
         checkUnfailed();
         return (before - pages.pageCount()) * pages.pageSize();
     }
@@ -951,6 +969,22 @@ public final class Store implements AutoCloseable {
         return new WriteTxn(this, latest(), txnPages, editor, txnScratch, committer, () -> { });
     }
 
+    /**
+     * In the closing turn: a checkpoint, then the pages in use move down if that pays
+     * ({@link Compaction}), and the free tail goes back.
+     */
+    private void closingCheckpoint() {
+        checkpoints.atClose();
+        try {
+            if (options.compactAtClose()) {
+                Compaction.atRest(checkpoints, pages, space, this::beginInternalWrite);
+            }
+        } finally {
+            // A compaction that failed (a damaged page met on the way) left every commit as it was.
+            checkpoints.shrinkHoldingWriter(true);
+        }
+    }
+
     private void closeHoldingWriter() {
         // Whether the newest meta, steady, no longer names the redo log: then its segments may go.
         boolean logReleased = false;
@@ -963,7 +997,7 @@ public final class Store implements AutoCloseable {
             Peers.Turn t = checkpoints.dueAtClose() ? peers.closingTurn(options.writeTimeout().toNanos()) : null;
             if (t != null) {
                 try (t) {
-                    checkpoints.atClose(this::beginInternalWrite);
+                    closingCheckpoint();
                     if (policy.logged() && health.failure() == null && durableRevision() == latest().revision) {
                         // The last meta stops naming the log before its segments go.
                         publisher.logging(false);

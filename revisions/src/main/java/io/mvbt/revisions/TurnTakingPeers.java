@@ -106,10 +106,10 @@ final class TurnTakingPeers implements Peers {
 
     /** Checkpoints every process's commits in a turn of this process's writer. */
     @Override
-    public void sync(Checkpoints checkpoints) {
+    public void sync(Runnable besideWriter, Runnable inTurn) {
         writer.acquire("sync", writeTimeout);
         try (Turn turn = takeTurn(writeTimeout.toNanos(), "sync", writeTimeout)) {
-            checkpoints.checkpointHoldingWriter();
+            inTurn.run();
         } finally {
             writer.release();
         }
@@ -117,7 +117,7 @@ final class TurnTakingPeers implements Peers {
 
     /** Skips the round if this process is writing or another process does not end its turn soon. */
     @Override
-    public void backgroundCheckpoint(Checkpoints checkpoints) {
+    public void backgroundCheckpoint(Runnable besideWriter, Runnable inTurn) {
         if (publisher.latest().revision == publisher.durableRevision() && registry.published() == knownMeta
                 || !writer.tryAcquire()) {
             return;
@@ -128,7 +128,7 @@ final class TurnTakingPeers implements Peers {
             }
             catchUpOrLeave();
             try (Turn turn = this::endTurn) {
-                checkpoints.checkpointHoldingWriter();
+                inTurn.run();
             }
         } finally {
             writer.release();
