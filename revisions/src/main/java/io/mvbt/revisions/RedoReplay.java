@@ -164,7 +164,7 @@ final class RedoReplay {
      */
     private boolean segment(long first, long next, boolean required) {
         String where = storage.describe(first);
-        try (RedoStorage.Segment segment = storage.open(first)) {
+        try (RedoStorage.Segment segment = new ReadAhead(storage.open(first))) {
             long size = segment.size();
             ByteBuffer header = ByteBuffer.allocate(RedoLog.HEADER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
             String wrong = headerProblem(segment, header, first);
