@@ -104,7 +104,8 @@ public final class MvbtDirectoryServiceFactory implements DirectoryServiceFactor
         service.setSchemaPartition(schemaPartition);
     }
 
-    private static void deleteTree(Path directory) throws IOException {
+    /** Deletes {@code directory} and everything under it, if it is there (the tests' servers use it too). */
+    static void deleteTree(Path directory) throws IOException {
         if (!Files.exists(directory)) {
             return;
         }

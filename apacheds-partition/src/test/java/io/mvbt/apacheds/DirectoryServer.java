@@ -2,18 +2,14 @@
 package io.mvbt.apacheds;
 
 import java.io.File;
-import java.io.IOException;
 import java.lang.reflect.Field;
 import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.stream.Stream;
 import org.apache.directory.api.ldap.model.entry.DefaultEntry;
 import org.apache.directory.api.ldap.model.name.Dn;
 import org.apache.directory.server.core.DefaultDirectoryService;
@@ -113,7 +109,7 @@ final class DirectoryServer implements AutoCloseable {
         if (kind == Kind.MVBT_STOCK) {
             data = directory.resolve("example").toFile();
             if (fresh) {
-                deleteTree(data.toPath());
+                MvbtDirectoryServiceFactory.deleteTree(data.toPath());
             }
         }
         Partition example = partitions.createPartition(service.getSchemaManager(), service.getDnFactory(), "example",
@@ -133,17 +129,6 @@ final class DirectoryServer implements AutoCloseable {
         ldap.setTransports(new TcpTransport("localhost", freePort()));
         ldap.start();
         return new DirectoryServer(kind, service, ldap);
-    }
-
-    private static void deleteTree(Path directory) throws IOException {
-        if (!Files.exists(directory)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(directory)) {
-            for (Path p : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
-                Files.delete(p);
-            }
-        }
     }
 
     private static int freePort() throws Exception {
