@@ -12,6 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import io.mvbt.testkit.ChildJava;
+
 
 /** Runs a main class of the test classpath in a child JVM and returns its output. */
 final class ChildJvm {
@@ -19,7 +21,20 @@ final class ChildJvm {
     }
 
     static String run(Class<?> main, String... args) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(command(main, args)).redirectErrorStream(true).start();
+        return run(command(ChildJava.command(), main, args));
+    }
+
+    /**
+     * {@link #run} in a JVM started with no option at all, as an application embedding mvbt runs:
+     * on JDK 24 and later, whatever the JDK prints about {@code sun.misc.Unsafe} is in the output too.
+     */
+    static String runPlain(Class<?> main, String... args) throws IOException, InterruptedException {
+        List<String> java = List.of(ProcessHandle.current().info().command().orElse("java"));
+        return run(command(java, main, args));
+    }
+
+    private static String run(List<String> command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         byte[] out = p.getInputStream().readAllBytes();
         if (!p.waitFor(60, TimeUnit.SECONDS)) {
             p.toHandle().destroyForcibly();
@@ -29,7 +44,7 @@ final class ChildJvm {
 
     /** Starts {@code main}; its output (with errors) goes to {@code log}, or a pipe if null. */
     static Process start(java.nio.file.Path log, Class<?> main, String... args) throws IOException {
-        ProcessBuilder builder = new ProcessBuilder(command(main, args)).redirectErrorStream(true);
+        ProcessBuilder builder = new ProcessBuilder(command(ChildJava.command(), main, args)).redirectErrorStream(true);
         if (log != null) {
             builder.redirectOutput(log.toFile());
         }
@@ -45,10 +60,9 @@ final class ChildJvm {
         return line.split(" ");
     }
 
-    /** A plain JVM: no flag, as an application embedding mvbt runs. */
-    private static List<String> command(Class<?> main, String... args) {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(List.of(java));
+    /** {@code java}, with a heap bound and the class path: no flag an application embedding mvbt would need. */
+    private static List<String> command(List<String> java, Class<?> main, String... args) {
+        List<String> command = new ArrayList<>(java);
         command.addAll(List.of("-Xmx128m", "-cp", System.getProperty("java.class.path"), main.getName()));
         command.addAll(List.of(args));
         return command;

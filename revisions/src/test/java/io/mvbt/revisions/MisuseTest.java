@@ -204,7 +204,7 @@ class MisuseTest {
     /** A JVM started with no option at all opens a store, and prints nothing else. */
     @Test
     void aJvmWithoutFlagsOpensAStore() throws Exception {
-        String out = ChildJvm.run(OpenStoreChild.class, dir.resolve("noflag.mvbt").toString());
+        String out = ChildJvm.runPlain(OpenStoreChild.class, dir.resolve("noflag.mvbt").toString());
         assertTrue(out.startsWith("opened at revision"), out);
         assertEquals(1, out.lines().count(), out);
     }

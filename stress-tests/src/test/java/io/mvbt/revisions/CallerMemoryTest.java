@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import io.mvbt.testkit.ChildJava;
 import io.mvbt.testkit.Profile;
 
 /**
@@ -35,13 +37,13 @@ class CallerMemoryTest {
         int seconds = Profile.size("mvbt.callerMemory.seconds", 5, 120);
         int limit = seconds + 60;
         Path output = dir.resolve("child.out");
-        String java = ProcessHandle.current().info().command().orElse("java");
         // The serial collector and a 2 MB young generation: a collection every millisecond or so, after which the
         // cleaners of the buffers that died run at once. With 4 MB the bug took two to three times as long to show.
-        List<String> command = List.of(java, "-XX:+UseSerialGC", "-Xmx64m", "-Xmn2m", "-Dmvbt.checked=true",
+        List<String> command = new ArrayList<>(ChildJava.command());
+        command.addAll(List.of("-XX:+UseSerialGC", "-Xmx64m", "-Xmn2m", "-Dmvbt.checked=true",
                 "-XX:ErrorFile=" + dir.resolve("hs_err_%p.log"), "-cp", System.getProperty("java.class.path"),
                 CallerMemoryChild.class.getName(), method.name(), Integer.toString(seconds),
-                Long.toString(43_000 + 10 * method.ordinal()), dir.toString());
+                Long.toString(43_000 + 10 * method.ordinal()), dir.toString()));
         Process child = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
         boolean finished = child.waitFor(limit, TimeUnit.SECONDS);
         if (!finished) {

@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.mvbt.testkit.ChildJava;
 import io.mvbt.testkit.Profile;
 
 /**
@@ -105,8 +106,8 @@ class CrashTest {
     /** Starts the child, kills it {@code millis} after it is ready, returns the last commit it reported. */
     private static long runAndKill(Path path, Durability durability, int millis, int checkpointMillis,
             Path shadows, boolean redoLog) throws IOException, InterruptedException {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+        List<String> command = new ArrayList<>(ChildJava.command());
+        command.addAll(List.of("-Xmx256m", "-cp", System.getProperty("java.class.path"),
                 CrashChild.class.getName(), path.toString(), durability.name(), Integer.toString(checkpointMillis)));
         if (shadows != null) {
             command.add(shadows.toString());
