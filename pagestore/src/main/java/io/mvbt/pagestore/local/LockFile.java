@@ -22,7 +22,10 @@ import io.mvbt.StoreLockedException;
  * revisions that snapshots hold, memory-mapped and shared by every process that opens the store.
  * Its contents live only as long as some process uses it: the first opener after all users are
  * gone (found by a lock each user holds shared) initializes it afresh, so slots of processes that
- * died are never trusted across such a restart.
+ * died are never trusted across such a restart. A lock file that a process created is removed by
+ * it when it is the last to close it, so that a store only looked at is left as it was found; one
+ * found already there (made by another process, or by an administrator with chosen permissions)
+ * stays.
  *
  * <pre>
  * header (512 bytes):    0 u64 magic "mvbt-lck"   8 u32 version   12 u32 slot bytes   16 u32 slots
@@ -68,6 +71,8 @@ public final class LockFile implements AutoCloseable {
     private static final long INIT_LOCK = 1;
     private static final long PRESENCE_LOCK = 2;
     private static final long WRITERS_LOCK = 3;
+    /** Opens that meet a lock file removed or made by another process in between before giving up. */
+    private static final int MAX_OPEN_ATTEMPTS = 100;
     /** Longest pause between two tries for the writer lock while another process holds it. */
     private static final long MAX_TURN_POLL_NANOS = 1_000_000L;
 
@@ -82,12 +87,16 @@ public final class LockFile implements AutoCloseable {
     private AtomicBuffer freedLog;
     private final int slots;
     private int references = 1;
+    /** The identity of the file if this JVM created it (and so removes it when last to close), else null. */
+    private final Object createdFileKey;
     private FileLock writerLock;
     /** Byte 3, held while a store of this JVM is open for writing (exclusive or shared). */
     private FileLock writersLock;
 
-    private LockFile(Path path, FileChannel channel, FileLock presence, MappedByteBuffer map, int slots) {
+    private LockFile(Path path, FileChannel channel, FileLock presence, MappedByteBuffer map, int slots,
+            Object createdFileKey) {
         this.path = path;
+        this.createdFileKey = createdFileKey;
         this.channel = channel;
         this.presence = presence;
         this.header = new UnsafeBuffer(map, 0, HEADER_BYTES);
@@ -97,7 +106,9 @@ public final class LockFile implements AutoCloseable {
 
     /**
      * Opens the lock file of {@code storePath}, creating or initializing it with {@code newSlots}
-     * reader slots if no other process uses it; else it keeps the slot count it has.
+     * reader slots if no other process uses it; else it keeps the slot count it has. A lock file
+     * this JVM creates is removed again by the last process to close it, if that is this JVM
+     * ({@link #close}): a store that was only looked at is left as it was found.
      */
     public static synchronized LockFile open(Path storePath, int newSlots) {
         if (newSlots < 1) {
@@ -113,11 +124,38 @@ public final class LockFile implements AutoCloseable {
                 shared.references++;
                 return shared;
             }
-            channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ,
-                    StandardOpenOption.WRITE);
-            LockFile opened = initialize(path, channel, newSlots);
-            OPEN.put(key, opened);
-            return opened;
+            for (int attempt = 1; ; attempt++) {
+                Object before = fileKey(path);
+                try {
+                    channel = before == null
+                            ? FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                                    StandardOpenOption.WRITE)
+                            : FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
+                } catch (java.nio.file.FileAlreadyExistsException | java.nio.file.NoSuchFileException e) {
+                    // Made or removed by another process just now: look again.
+                    if (attempt == MAX_OPEN_ATTEMPTS) {
+                        throw e;
+                    }
+                    continue;
+                }
+                Object opened = fileKey(path);
+                // The same file before and after the open is the file the channel has. A platform
+                // that names no file identity (null while the file is there) never removes it.
+                boolean identified = opened != null || !java.nio.file.Files.exists(path);
+                LockFile lockFile = !identified ? initialize(path, channel, newSlots, null, false)
+                        : opened == null || before != null && !before.equals(opened) ? null
+                        : initialize(path, channel, newSlots, opened, before == null);
+                if (lockFile != null) {
+                    OPEN.put(key, lockFile);
+                    return lockFile;
+                }
+                closeQuietly(channel);
+                channel = null;
+                if (attempt == MAX_OPEN_ATTEMPTS) {
+                    throw new StorageException("cannot open lock file " + path + ": other processes kept removing"
+                            + " and making it again");
+                }
+            }
         } catch (IOException e) {
             closeQuietly(channel);
             throw new StorageException("cannot open lock file " + path + ": " + FilePageStore.reason(e)
@@ -129,8 +167,32 @@ public final class LockFile implements AutoCloseable {
         }
     }
 
-    private static LockFile initialize(Path path, FileChannel channel, int newSlots) throws IOException {
+    /**
+     * The identity of the file at {@code path} (device and inode), or null if there is none or the
+     * platform does not say; a file removed and made again has a new one.
+     */
+    private static Object fileKey(Path path) throws IOException {
+        try {
+            return java.nio.file.Files.readAttributes(path, java.nio.file.attribute.BasicFileAttributes.class)
+                    .fileKey();
+        } catch (java.nio.file.NoSuchFileException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Initializes or joins the file {@code channel} has open, whose identity is {@code fileKey}
+     * (null if the platform names none); null if its last user removed it while this open waited
+     * for the initialization lock.
+     */
+    private static LockFile initialize(Path path, FileChannel channel, int newSlots, Object fileKey,
+            boolean created) throws IOException {
         try (FileLock init = channel.lock(INIT_LOCK, 1, false)) {
+            if (fileKey != null && !fileKey.equals(fileKey(path))) {
+                // Its last user removes it holding this lock (see close): joining it would give this
+                // process a reader table nobody else sees.
+                return null;
+            }
             FileLock alone = channel.tryLock(PRESENCE_LOCK, 1, false);
             int slots;
             MappedByteBuffer map;
@@ -181,7 +243,7 @@ public final class LockFile implements AutoCloseable {
                 map = channel.map(FileChannel.MapMode.READ_WRITE, 0, HEADER_BYTES + (long) slots * SLOT_BYTES);
             }
             FileLock presence = channel.lock(PRESENCE_LOCK, 1, true);
-            return new LockFile(path, channel, presence, map, slots);
+            return new LockFile(path, channel, presence, map, slots, created ? fileKey : null);
         }
     }
 
@@ -422,11 +484,28 @@ public final class LockFile implements AutoCloseable {
             unlockWriter();
             try {
                 presence.release();
+                if (createdFileKey != null) {
+                    removeIfUnused();
+                }
             } catch (IOException ignored) {
-                // Closing the channel releases it too.
+                // Closing the channel releases the locks too; a lock file left behind does no harm.
             }
             // The mapping stays until it is unreachable: a reader still looking would crash otherwise.
             closeQuietly(channel);
+        }
+    }
+
+    /**
+     * Removes the file this JVM created if no other process uses it. Under the initialization lock,
+     * so that an open waiting for it finds the file gone and makes a new one (see initialize),
+     * instead of joining a reader table that nobody else can reach.
+     */
+    private void removeIfUnused() throws IOException {
+        try (FileLock init = channel.lock(INIT_LOCK, 1, false);
+                FileLock alone = channel.tryLock(PRESENCE_LOCK, 1, false)) {
+            if (alone != null && createdFileKey.equals(fileKey(path))) {
+                java.nio.file.Files.delete(path);
+            }
         }
     }
 
