@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
+import io.mvbt.pagestore.PageStore;
 import io.mvbt.revisions.CheckReport;
 import io.mvbt.revisions.Store;
 import picocli.CommandLine.Command;
@@ -16,7 +17,7 @@ import picocli.CommandLine.Parameters;
 /** The integrity checker; the exit status says clean (0) or damaged (1). */
 @Command(name = "check", mixinStandardHelpOptions = true,
         description = "Check every page, key order, counts and free space, and that the newest revisions verify."
-                + " Exit status 0: clean; 1: damaged.")
+                + " Exit status 0: clean; 1: damaged; 4: cannot open.")
 final class CheckCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "STORE", description = "The store file.")
     Path store;
@@ -36,12 +37,16 @@ final class CheckCommand implements Callable<Integer> {
             report = s.check(progress::update);
         }
         long ms = (System.nanoTime() - started) / 1_000_000;
+        // The checker walks what the revision reaches; the meta slots are in use too (recovery verified
+        // them), and counted here so that the figure is stat's "in use".
+        long pagesInUse = report.pagesChecked() + PageStore.META_SLOTS;
         boolean clean = dropped.isEmpty() && report.ok();
         if (json) {
             Map<String, Object> out = new LinkedHashMap<>();
             out.put("store", store.toString());
             out.put("revision", report.revision());
             out.put("pagesChecked", report.pagesChecked());
+            out.put("pagesInUse", pagesInUse);
             out.put("trees", report.trees());
             out.put("entries", report.entries());
             out.put("millis", ms);
@@ -52,8 +57,9 @@ final class CheckCommand implements Callable<Integer> {
             System.out.println(Json.write(out));
             return clean ? ExitCodes.OK : ExitCodes.DAMAGED;
         }
-        System.out.printf("revision %,d: %,d pages, %d trees, %,d entries checked in %,d ms%n", report.revision(),
-                report.pagesChecked(), report.trees(), report.entries(), ms);
+        System.out.printf("revision %,d: %s in use (%,d meta), %s, %s checked in %,d ms%n", report.revision(),
+                Plural.of(pagesInUse, "page"), PageStore.META_SLOTS, Plural.of(report.trees(), "tree"),
+                Plural.entries(report.entries()), ms);
         dropped.forEach(d -> System.out.println("problem: a newer " + d));
         report.problems().forEach(p -> System.out.println("problem: " + p));
         if (!dropped.isEmpty()) {
@@ -66,7 +72,7 @@ final class CheckCommand implements Callable<Integer> {
                     : "clean");
             return ExitCodes.OK;
         }
-        System.out.printf("damaged: %d problems%n", report.problems().size());
+        System.out.printf("damaged: %s%n", Plural.of(report.problems().size(), "problem"));
         return ExitCodes.DAMAGED;
     }
 }

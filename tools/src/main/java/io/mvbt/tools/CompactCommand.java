@@ -25,8 +25,7 @@ final class CompactCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        StoreFiles.requireStore(store, null);
-        try (Store look = Store.openReadOnly(store, StoreFiles.options())) {
+        try (Store look = StoreFiles.openReadOnly(store)) {
             if (!look.droppedRevisions().isEmpty()) {
                 throw new CommandException("the newest revisions of " + store + " do not verify; "
                         + StoreFiles.DROPPED_ADVICE);
@@ -38,7 +37,7 @@ final class CompactCommand implements Callable<Integer> {
         try (Store s = Store.open(store, StoreFiles.options().durability(Durability.NORMAL))) {
             stats = s.stats();
         } catch (StoreLockedException e) {
-            throw new CommandException(e.getMessage() + "; close its writer first");
+            throw new CommandException(ExitCodes.CANNOT_OPEN, e.getMessage() + "; close its writer first");
         }
         long after = size();
         System.out.printf("%s: %,d bytes before, %,d after (%,d pages of %,d bytes in use) in %,d ms%n", store,

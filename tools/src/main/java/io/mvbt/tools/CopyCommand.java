@@ -43,7 +43,7 @@ final class CopyCommand implements Callable<Integer> {
                 });
                 progress.finish(copied[0]);
             }
-            System.out.printf("copied %,d entries to %s in %,d ms%n", copied[0], target,
+            System.out.printf("copied %s to %s in %,d ms%n", Plural.entries(copied[0]), target,
                     (System.nanoTime() - started) / 1_000_000);
         }
         return ExitCodes.OK;

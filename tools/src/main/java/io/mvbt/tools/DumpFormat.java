@@ -5,9 +5,8 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
 import java.util.function.LongConsumer;
-
-import org.agrona.DirectBuffer;
 
 import io.mvbt.revisions.BulkLoad;
 import io.mvbt.revisions.Cursor;
@@ -31,27 +30,29 @@ import io.mvbt.revisions.WriteTxn;
  */
 final class DumpFormat {
     static final String HEADER = "mvbt-dump 1";
-    private static final char[] HEX = "0123456789abcdef".toCharArray();
+    private static final HexFormat HEX = HexFormat.of();
 
     private DumpFormat() {
     }
 
-    /** Writes every tree of {@code snapshot}; returns the entries written. */
-    static long write(Store store, Snapshot snapshot, Writer out, LongConsumer progress) throws IOException {
+    /** Writes the trees and keys of {@code selection} in {@code snapshot}; returns the entries written. */
+    static long write(Store store, Snapshot snapshot, DumpSelection selection, Writer out, LongConsumer progress)
+            throws IOException {
         out.write(HEADER);
         out.write('\n');
         long written = 0;
         int trees = 0;
         StringBuilder line = new StringBuilder();
-        for (String name : snapshot.treeNames()) {
+        for (String name : selection.trees(store, snapshot)) {
             Tree tree = store.tree(name);
-            out.write("tree " + hex(name.getBytes(StandardCharsets.UTF_8)) + " " + snapshot.count(tree) + "\n");
+            out.write("tree " + hex(name.getBytes(StandardCharsets.UTF_8)) + " " + selection.count(snapshot, tree)
+                    + "\n");
             try (Cursor c = snapshot.cursor(tree)) {
-                for (boolean more = c.first(); more; more = c.next()) {
+                for (boolean more = selection.first(c); more; more = selection.next(c)) {
                     line.setLength(0);
-                    appendHex(line, c.key());
+                    HEX.formatHex(line, c.keyBytes());
                     line.append('=');
-                    appendHex(line, c.value());
+                    HEX.formatHex(line, c.valueBytes());
                     line.append('\n');
                     out.append(line);
                     if ((++written & 0xFFFF) == 0) {
@@ -152,35 +153,15 @@ final class DumpFormat {
     }
 
     static String hex(byte[] bytes) {
-        StringBuilder sb = new StringBuilder(bytes.length * 2);
-        for (byte b : bytes) {
-            sb.append(HEX[(b >> 4) & 0xF]).append(HEX[b & 0xF]);
-        }
-        return sb.toString();
-    }
-
-    private static void appendHex(StringBuilder sb, DirectBuffer buffer) {
-        int n = buffer.capacity();
-        for (int i = 0; i < n; i++) {
-            byte b = buffer.getByte(i);
-            sb.append(HEX[(b >> 4) & 0xF]).append(HEX[b & 0xF]);
-        }
+        return HEX.formatHex(bytes);
     }
 
     private static byte[] unhex(LineReader lines, String text) {
-        if ((text.length() & 1) != 0) {
-            throw lines.error("odd number of hex digits");
+        try {
+            return HEX.parseHex(text);
+        } catch (IllegalArgumentException e) {
+            throw lines.error("not hex: " + e.getMessage());
         }
-        byte[] out = new byte[text.length() / 2];
-        for (int i = 0; i < out.length; i++) {
-            int hi = Character.digit(text.charAt(2 * i), 16);
-            int lo = Character.digit(text.charAt(2 * i + 1), 16);
-            if (hi < 0 || lo < 0) {
-                throw lines.error("'" + text.substring(2 * i, 2 * i + 2) + "' is not a hex byte");
-            }
-            out[i] = (byte) (hi << 4 | lo);
-        }
-        return out;
     }
 
     /** Lines with their numbers, for errors that say where. */

@@ -30,7 +30,10 @@ import io.mvbt.revisions.TreeStats;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /** {@code mvbt history ...}: a news history table (INN's history) in a store file. */
 @Command(name = "history", mixinStandardHelpOptions = true,
@@ -38,20 +41,72 @@ import picocli.CommandLine.Parameters;
         subcommands = {HistoryCommand.Stat.class, HistoryCommand.Check.class, HistoryCommand.Lookup.class,
             HistoryCommand.Import.class, HistoryCommand.Export.class, HistoryCommand.Expire.class,
             HistoryBenchCommand.class})
-final class HistoryCommand implements Runnable {
+final class HistoryCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    /** {@code mvbt history} without a subcommand: its usage, on standard error, and the usage status. */
     @Override
-    public void run() {
-        new picocli.CommandLine(this).usage(System.out);
+    public Integer call() {
+        spec.commandLine().usage(System.err);
+        return ExitCodes.USAGE;
     }
 
-    /** The store file every subcommand works on. */
+    /**
+     * The store file every subcommand works on: the first argument, as every mvbt command takes it;
+     * {@code -s FILE} is still taken (it was the only way once), and then the first argument is the
+     * subcommand's own.
+     */
     static final class StoreOption {
-        @Option(names = {"-s", "--store"}, required = true, paramLabel = "FILE",
+        @Parameters(index = "0", arity = "0..1", paramLabel = "STORE",
                 description = "The store file holding the history (only import creates it if absent).")
-        Path store;
+        String first;
+
+        @Option(names = {"-s", "--store"}, paramLabel = "FILE",
+                description = "Deprecated: the same as STORE, which every mvbt command takes first.")
+        Path option;
 
         @Option(names = "--table", paramLabel = "NAME", description = "Table name in the store (default: ${DEFAULT-VALUE}).")
         String table = HistoryTable.DEFAULT_NAME;
+
+        /** The store, resolved by {@link #resolve}. */
+        Path store;
+
+        /** With {@code -s}, the first argument, which is then the subcommand's own; else null. */
+        private String shifted;
+
+        void resolve(CommandSpec spec) {
+            if (option != null) {
+                store = option;
+                shifted = first;
+            } else if (first != null) {
+                store = Path.of(first);
+            } else {
+                throw new ParameterException(spec.commandLine(), "Missing required parameter: 'STORE'");
+            }
+        }
+
+        /**
+         * The subcommand's own argument {@code label}: the second argument, or the first with
+         * {@code -s}; fails as a usage error if it is missing or comes twice.
+         */
+        String argument(CommandSpec spec, String second, String label) {
+            if (shifted != null && second != null) {
+                throw new ParameterException(spec.commandLine(), "Unmatched argument: '" + second + "'");
+            }
+            String value = shifted != null ? shifted : second;
+            if (value == null) {
+                throw new ParameterException(spec.commandLine(), "Missing required parameter: '" + label + "'");
+            }
+            return value;
+        }
+
+        /** Fails as a usage error if {@code -s} left the first argument to a subcommand that takes none. */
+        void requireNoArgument(CommandSpec spec) {
+            if (shifted != null) {
+                throw new ParameterException(spec.commandLine(), "Unmatched argument: '" + shifted + "'");
+            }
+        }
 
         HistoryTable open(boolean create, boolean writes) {
             if (!create) {
@@ -65,7 +120,7 @@ final class HistoryCommand implements Runnable {
                 if (!create) {
                     try (Snapshot snapshot = s.beginRead()) {
                         if (!snapshot.hasTree(s.tree(table))) {
-                            throw new CommandException("no history table '" + table + "' in " + store
+                            throw new CommandException(ExitCodes.NOT_FOUND, "no history table '" + table + "' in " + store
                                     + " (only 'history import' creates one)");
                         }
                     }
@@ -83,10 +138,15 @@ final class HistoryCommand implements Runnable {
         @Mixin
         StoreOption where;
 
+        @Spec
+        CommandSpec spec;
+
         final PrintStream out = System.out;
 
         @Override
         public Integer call() throws Exception {
+            where.resolve(spec);
+            resolveArguments();
             HistoryTable table = where.open(creates(), writes());
             try {
                 return run(table);
@@ -97,6 +157,11 @@ final class HistoryCommand implements Runnable {
         }
 
         abstract int run(HistoryTable table) throws Exception;
+
+        /** Takes the subcommand's own arguments (see {@link StoreOption#argument}); by default none. */
+        void resolveArguments() {
+            where.requireNoArgument(spec);
+        }
 
         /** Whether the command may create the store (an import). */
         boolean creates() {
@@ -114,7 +179,8 @@ final class HistoryCommand implements Runnable {
         @Override
         int run(HistoryTable table) throws Exception {
             HistoryCounts c = table.counts();
-            out.printf("entries: %,d (%,d articles, %,d remembered)%n", c.total(), c.articles(), c.remembered());
+            out.printf("entries: %,d (%s, %,d remembered)%n", c.total(), Plural.of(c.articles(), "article"),
+                    c.remembered());
             try (Snapshot s = table.store().beginRead()) {
                 TreeStats t = s.treeStats(table.store().tree(table.name()));
                 out.printf("tree '%s': depth %d, %,d leaf and %,d branch pages, leaves %.0f%% full%n", t.name(),
@@ -150,7 +216,7 @@ final class HistoryCommand implements Runnable {
             }
             progress.done();
             boolean countsOk = kinds[0] == counts.articles() && kinds[1] == counts.remembered();
-            out.printf("history: %,d articles and %,d remembered entries decoded; counts %s%n", kinds[0], kinds[1],
+            out.printf("history: %s and %,d remembered decoded; counts %s%n", Plural.of(kinds[0], "article"), kinds[1],
                     countsOk ? "agree" : "DISAGREE (recorded " + counts + ")");
             out.printf("checked in %.2f s%n", (System.nanoTime() - start) / 1e9);
             return report.ok() && countsOk ? 0 : 1;
@@ -158,10 +224,16 @@ final class HistoryCommand implements Runnable {
     }
 
     @Command(name = "lookup", mixinStandardHelpOptions = true,
-            description = "Look a Message-ID (or with --hash its 32-hex-digit hash) up; exit status 1 if absent.")
+            description = "Look a Message-ID (or with --hash its 32-hex-digit hash) up; exit status 5 if absent.")
     static final class Lookup extends Sub {
-        @Parameters(paramLabel = "MESSAGE-ID", description = "A Message-ID such as <id@example.com>, or a hash with --hash.")
+        @Parameters(index = "1", arity = "0..1", paramLabel = "MESSAGE-ID",
+                description = "A Message-ID such as <id@example.com>, or a hash with --hash.")
         String key;
+
+        @Override
+        void resolveArguments() {
+            key = where.argument(spec, key, "MESSAGE-ID");
+        }
 
         @Option(names = "--hash", description = "The argument is a hash, not a Message-ID.")
         boolean hash;
@@ -172,7 +244,7 @@ final class HistoryCommand implements Runnable {
             HistoryEntry e = table.entry(h);
             if (e == null) {
                 out.printf("[%s] not found%n", MessageIdHash.toText(h));
-                return 1;
+                return ExitCodes.NOT_FOUND;
             }
             out.printf("[%s] %s%n", MessageIdHash.toText(h), e.isArticle() ? "article " + e.token().toText() : "remembered");
             out.printf("  arrived %s, posted %s, expires %s%n", time(e.arrived()), time(e.posted()), time(e.expires()));
@@ -192,8 +264,15 @@ final class HistoryCommand implements Runnable {
             return true;
         }
 
-        @Parameters(paramLabel = "FILE", description = "The text history file.")
+        @Parameters(index = "1", arity = "0..1", paramLabel = "FILE", description = "The text history file.")
+        String fileName;
+
         Path file;
+
+        @Override
+        void resolveArguments() {
+            file = Path.of(where.argument(spec, fileName, "FILE"));
+        }
 
         @Option(names = "--skip-malformed", description = "Skip and count lines that do not parse.")
         boolean skip;
@@ -216,9 +295,10 @@ final class HistoryCommand implements Runnable {
                     .replaceExisting(replace).runEntries(runEntries).tempDir(temp)
                     .progress(lines -> progress.update(lines, size / 90)));
             progress.done();
-            out.printf("imported %,d lines: %,d articles, %,d remembered, %,d duplicates skipped, %,d malformed skipped"
-                    + " (%d sorted runs) in %.2f s%n", r.lines(), r.articles(), r.remembered(), r.duplicates(),
-                    r.malformed(), r.runs(), r.elapsed().toNanos() / 1e9);
+            out.printf("imported %s: %s, %,d remembered, %s skipped, %,d malformed skipped (%s) in %.2f s%n",
+                    Plural.of(r.lines(), "line"), Plural.of(r.articles(), "article"), r.remembered(),
+                    Plural.of(r.duplicates(), "duplicate"), r.malformed(), Plural.of(r.runs(), "sorted run"),
+                    r.elapsed().toNanos() / 1e9);
             return 0;
         }
     }
@@ -226,8 +306,13 @@ final class HistoryCommand implements Runnable {
     @Command(name = "export", mixinStandardHelpOptions = true,
             description = "Export as an INN hisv6 text history, in hash order.")
     static final class Export extends Sub {
-        @Parameters(paramLabel = "FILE", description = "The file to write, or - for standard output.")
+        @Parameters(index = "1", arity = "0..1", paramLabel = "FILE", description = "The file to write, or - for standard output.")
         String file;
+
+        @Override
+        void resolveArguments() {
+            file = where.argument(spec, file, "FILE");
+        }
 
         @Override
         int run(HistoryTable table) {
@@ -239,7 +324,7 @@ final class HistoryCommand implements Runnable {
             StoreFiles.requireAbsent(Path.of(file));
             long start = System.nanoTime();
             long lines = HistoryExport.run(table, Path.of(file));
-            out.printf("exported %,d lines in %.2f s%n", lines, (System.nanoTime() - start) / 1e9);
+            out.printf("exported %s in %.2f s%n", Plural.of(lines, "line"), (System.nanoTime() - start) / 1e9);
             return 0;
         }
     }
@@ -286,7 +371,8 @@ final class HistoryCommand implements Runnable {
                     r.kept(), r.rewritten(), r.toRemembered(), r.deleted(), r.rememberedKept(), r.transactions(),
                     r.elapsed().toNanos() / 1e9);
             HistoryCounts c = table.counts();
-            out.printf("entries now: %,d (%,d articles, %,d remembered)%n", c.total(), c.articles(), c.remembered());
+            out.printf("entries now: %,d (%s, %,d remembered)%n", c.total(), Plural.of(c.articles(), "article"),
+                    c.remembered());
             return 0;
         }
     }

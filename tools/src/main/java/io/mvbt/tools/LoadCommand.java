@@ -56,7 +56,7 @@ final class LoadCommand implements Callable<Integer> {
                 Files.deleteIfExists(partial);
             }
         }
-        System.out.printf("loaded %,d entries into %s%n", loaded, store);
+        System.out.printf("loaded %s into %s%n", Plural.entries(loaded), store);
         return ExitCodes.OK;
     }
 }

@@ -30,10 +30,7 @@ final class ReadersCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (!java.nio.file.Files.isRegularFile(store)) {
-            throw new CommandException("no store at " + store);
-        }
-        try (Store s = Store.openReadOnly(store, StoreFiles.options())) {
+        try (Store s = StoreFiles.openReadOnly(store)) {
             int cleared = clearStale ? s.clearStaleReaders() : 0;
             List<ReaderInfo> readers = s.readers();
             if (json) {
@@ -41,9 +38,9 @@ final class ReadersCommand implements Callable<Integer> {
                 return ExitCodes.OK;
             }
             if (clearStale) {
-                System.out.printf("cleared %d stale slots%n", cleared);
+                System.out.printf("cleared %s%n", Plural.of(cleared, "stale slot"));
             }
-            System.out.printf("store %s at revision %,d: %d holders%n", store, s.revision(), readers.size());
+            System.out.printf("store %s at revision %,d: %s%n", store, s.revision(), Plural.of(readers.size(), "holder"));
             if (!readers.isEmpty()) {
                 System.out.printf("%8s  %-10s %12s %10s %10s  %s%n", "pid", "kind", "revision", "lag", "age ms",
                         "thread / state");

@@ -29,10 +29,9 @@ final class RecoverCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        StoreFiles.requireStore(store, null);
         StoreFiles.requireAbsent(target);
         long started = System.nanoTime();
-        try (Store s = Store.openReadOnly(store, StoreFiles.options())) {
+        try (Store s = StoreFiles.openReadOnly(store)) {
             s.droppedRevisions().forEach(d -> System.out.println("dropped: " + d));
             long revision;
             long total;
@@ -48,7 +47,7 @@ final class RecoverCommand implements Callable<Integer> {
                 });
                 progress.finish(copied[0]);
             }
-            System.out.printf("recovered revision %,d: %,d entries copied to %s in %,d ms%n", revision, copied[0],
+            System.out.printf("recovered revision %,d: %s copied to %s in %,d ms%n", revision, Plural.entries(copied[0]),
                     target, (System.nanoTime() - started) / 1_000_000);
         }
         return ExitCodes.OK;

@@ -4,6 +4,8 @@ package io.mvbt.tools;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import io.mvbt.CorruptionException;
+import io.mvbt.StorageException;
 import io.mvbt.StoreLockedException;
 import io.mvbt.WriterByAnotherNameException;
 import io.mvbt.revisions.Durability;
@@ -36,8 +38,7 @@ final class StoreFiles {
      * others are kept (an open for writing would wipe them), and says so.
      */
     static Store openExisting(Path path) {
-        requireStore(path, null);
-        Store look = Store.openReadOnly(path, options());
+        Store look = openReadOnly(path);
         if (!look.droppedRevisions().isEmpty()) {
             System.err.println("note: the newest revisions of " + path + " do not verify; reading revision "
                     + look.revision() + " read-only; " + DROPPED_ADVICE);
@@ -51,9 +52,25 @@ final class StoreFiles {
             // Its writer would not see a reader by this name either.
             throw e;
         } catch (StoreLockedException e) {
-            Store readOnly = Store.openReadOnly(path, StoreFiles.options());
+            Store readOnly = openReadOnly(path);
             System.err.println("note: " + e.getMessage() + "; reading it read-only beside its writer");
             return readOnly;
+        }
+    }
+
+    /**
+     * Opens an existing store read-only. A file in which no store is found (no meta page verifies:
+     * not an mvbt store, or one whose every meta page is damaged) cannot be opened; damage found
+     * once it is open is the store's ({@link ExitCodes#DAMAGED}).
+     */
+    static Store openReadOnly(Path path) {
+        requireStore(path, null);
+        try {
+            return Store.openReadOnly(path, options());
+        } catch (CorruptionException e) {
+            throw new CommandException(ExitCodes.CANNOT_OPEN, "cannot open " + path + ": " + e.getMessage());
+        } catch (StorageException e) {
+            throw new CommandException(ExitCodes.CANNOT_OPEN, e.getMessage());
         }
     }
 
@@ -68,14 +85,14 @@ final class StoreFiles {
     static void requireStore(Path path, String hint) {
         String suffix = hint == null ? "" : " (" + hint + ")";
         if (!Files.isRegularFile(path)) {
-            throw new CommandException("no store at " + path + suffix);
+            throw new CommandException(ExitCodes.CANNOT_OPEN, "no store at " + path + suffix);
         }
         try {
             if (Files.size(path) == 0) {
-                throw new CommandException("no store at " + path + ": the file is empty" + suffix);
+                throw new CommandException(ExitCodes.CANNOT_OPEN, "no store at " + path + ": the file is empty" + suffix);
             }
         } catch (java.io.IOException e) {
-            throw new CommandException("cannot read " + path + ": " + e.getMessage());
+            throw new CommandException(ExitCodes.CANNOT_OPEN, "cannot read " + path + ": " + e.getMessage());
         }
     }
 

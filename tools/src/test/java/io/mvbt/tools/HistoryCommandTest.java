@@ -65,15 +65,15 @@ class HistoryCommandTest {
         String store = dir.resolve("h.mvbt").toString();
 
         assertEquals(0, run("history", "import", "-s", store, text.toString()));
-        assertTrue(output("history", "stat", "-s", store).contains("entries: 2 (1 articles, 1 remembered)"));
+        assertTrue(output("history", "stat", "-s", store).contains("entries: 2 (1 article, 1 remembered)"));
         assertTrue(output("history", "lookup", "-s", store, "<a@EXAMPLE.com>").contains("article @0301"));
         assertTrue(output("history", "lookup", "-s", store, "<r@example.com>").contains("remembered"));
-        assertEquals(1, run("history", "lookup", "-s", store, "<nobody@example.com>"));
+        assertEquals(ExitCodes.NOT_FOUND, run("history", "lookup", "-s", store, "<nobody@example.com>"));
         Path typo = dir.resolve("typo.mvbt");
-        assertEquals(ExitCodes.FAILED, run("history", "lookup", "-s", typo.toString(), "<a@example.com>"));
+        assertEquals(ExitCodes.CANNOT_OPEN, run("history", "lookup", "-s", typo.toString(), "<a@example.com>"));
         assertTrue(!Files.exists(typo), "a lookup must not create a store");
-        assertEquals(ExitCodes.FAILED, run("history", "lookup", "-s", store, "--table", "typo", "<a@example.com>"));
-        assertEquals(ExitCodes.FAILED, run("history", "check", "-s", store, "--table", "typo"));
+        assertEquals(ExitCodes.NOT_FOUND, run("history", "lookup", "-s", store, "--table", "typo", "<a@example.com>"));
+        assertEquals(ExitCodes.NOT_FOUND, run("history", "check", "-s", store, "--table", "typo"));
 
         Path out = dir.resolve("exported");
         assertEquals(0, run("history", "export", "-s", store, out.toString()));
@@ -82,10 +82,39 @@ class HistoryCommandTest {
 
         String dry = output("history", "expire", "-s", store, "--now", "1760600000", "--retention", "5", "--dry-run");
         assertTrue(dry.contains("1 to remembered"), dry);
-        assertTrue(output("history", "stat", "-s", store).contains("(1 articles, 1 remembered)"));
+        assertTrue(output("history", "stat", "-s", store).contains("(1 article, 1 remembered)"));
         String real = output("history", "expire", "-s", store, "--now", "1760600000", "--retention", "5");
         assertTrue(real.contains("entries now: 2 (0 articles, 2 remembered)"), real);
         assertEquals(0, run("history", "check", "-s", store));
+    }
+
+    /** Every mvbt command takes the store first; -s, once the only way, still works. */
+    @Test
+    void theStoreComesFirstAsInEveryCommandAndDashSStillWorks() throws Exception {
+        String a = "[" + MessageIdHash.toText(MessageIdHash.of("<a@example.com>")) + "]\t1760000000~-~1759990000\t"
+                + "@030100000000000000000000000000000001@\n";
+        Path text = dir.resolve("history");
+        Files.writeString(text, a, StandardCharsets.US_ASCII);
+        String store = dir.resolve("h.mvbt").toString();
+        assertEquals(0, run("history", "import", store, text.toString()));
+        assertTrue(output("history", "stat", store).contains("entries: 1 (1 article, 0 remembered)"));
+        assertTrue(output("history", "lookup", store, "<a@example.com>").contains("article @0301"));
+        assertTrue(output("history", "lookup", "--store", store, "<a@example.com>").contains("article @0301"));
+        assertEquals(ExitCodes.NOT_FOUND, run("history", "lookup", store, "<b@example.com>"));
+        assertEquals(0, run("history", "export", store, dir.resolve("out").toString()));
+        assertArrayEquals(Files.readAllBytes(text), Files.readAllBytes(dir.resolve("out")));
+        assertEquals(0, run("history", "check", store));
+        PrintStream saved = System.err;
+        System.setErr(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+        try {
+            assertEquals(ExitCodes.USAGE, run("history", "lookup", store), "no Message-ID");
+            assertEquals(ExitCodes.USAGE, run("history", "lookup", "-s", store, "<a@example.com>", "extra"));
+            assertEquals(ExitCodes.USAGE, run("history", "stat", "-s", store, "extra"));
+            assertEquals(ExitCodes.USAGE, run("history", "stat"), "no store");
+            assertEquals(ExitCodes.USAGE, run("history"), "no subcommand");
+        } finally {
+            System.setErr(saved);
+        }
     }
 
     @Test
@@ -96,13 +125,13 @@ class HistoryCommandTest {
         String store = dir.resolve("beside.mvbt").toString();
         assertEquals(0, run("history", "import", "-s", store, text.toString()));
         try (Store writer = Store.open(Path.of(store))) {
-            assertTrue(output("history", "stat", "-s", store).contains("entries: 1 (1 articles, 0 remembered)"));
+            assertTrue(output("history", "stat", "-s", store).contains("entries: 1 (1 article, 0 remembered)"));
             assertEquals(0, run("history", "check", "-s", store));
             assertTrue(output("history", "lookup", "-s", store, "<a@example.com>").contains("article @0301"));
-            assertEquals(1, run("history", "lookup", "-s", store, "<nobody@example.com>"));
+            assertEquals(ExitCodes.NOT_FOUND, run("history", "lookup", "-s", store, "<nobody@example.com>"));
             assertEquals(0, run("history", "export", "-s", store, dir.resolve("beside.txt").toString()));
             assertEquals(1, Files.readAllLines(dir.resolve("beside.txt")).size());
-            assertEquals(ExitCodes.FAILED, run("history", "expire", "-s", store), "expiry needs the writer");
+            assertEquals(ExitCodes.CANNOT_OPEN, run("history", "expire", "-s", store), "expiry needs the writer");
         }
     }
 
