@@ -44,8 +44,9 @@ final class HistoryBenchCommand implements Callable<Integer> {
     @Option(names = "--dir", description = "Directory for the files (default: a new temporary directory, deleted after).")
     Path dir;
 
-    @Option(names = "--engines", split = ",", description = "Engines to run: mvbt, sqlite (default: both).")
-    List<String> engines = List.of("mvbt", "sqlite");
+    @Option(names = "--engines", split = ",", description = "Engines to run: mvbt, sqlite (default: both, or mvbt"
+            + " alone if SQLite's driver is not beside the tool).")
+    List<String> engines;
 
     @Option(names = "--seed", description = "PRNG seed (default: ${DEFAULT-VALUE}).")
     long seed = 5;
@@ -65,6 +66,15 @@ final class HistoryBenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        boolean sqlite = sqliteAvailable();
+        if (engines == null) {
+            engines = sqlite ? List.of("mvbt", "sqlite") : List.of("mvbt");
+            if (!sqlite) {
+                System.err.println("note: " + NO_SQLITE + "; running mvbt alone");
+            }
+        } else if (engines.contains("sqlite") && !sqlite) {
+            throw new CommandException(NO_SQLITE);
+        }
         boolean temporary = dir == null;
         Path base = temporary ? Files.createTempDirectory("mvbt-history-bench") : Files.createDirectories(dir);
         try {
@@ -79,6 +89,21 @@ final class HistoryBenchCommand implements Callable<Integer> {
             }
         }
         return 0;
+    }
+
+    /** Why the SQLite engine cannot run. */
+    static final String NO_SQLITE = "the SQLite engine needs SQLite's JDBC driver, which is not in mvbt.jar (it is 13 MB"
+            + " of native libraries): the build puts it in tools/target/lib/, beside the jar, where the jar finds it;"
+            + " elsewhere, put sqlite-jdbc on the class path";
+
+    /** Whether SQLite's JDBC driver can be loaded (from lib/ beside mvbt.jar, or the class path). */
+    static boolean sqliteAvailable() {
+        try {
+            Class.forName("org.sqlite.JDBC", false, HistoryBenchCommand.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException e) {
+            return false;
+        }
     }
 
     private HistoryBenchEngine open(String engine, Path d) {
