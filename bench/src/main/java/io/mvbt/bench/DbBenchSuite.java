@@ -2,6 +2,7 @@
 package io.mvbt.bench;
 
 import java.util.List;
+import java.util.SplittableRandom;
 
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -63,7 +64,7 @@ final class DbBenchSuite implements Suite {
         KvStore db = ctx.open("fillrandom");
         fillRandom(ctx, db, n);
         ctx.footprint("fillrandom", db, n);
-        Rng overwrites = new Rng(Workload.SEED + 2);
+        SplittableRandom overwrites = new SplittableRandom(Workload.SEED + 2);
         ctx.phase("overwrite", () -> {
             for (long j = 0; j < n; j++) {
                 long i = overwrites.nextLong(n);
@@ -125,7 +126,7 @@ final class DbBenchSuite implements Suite {
         });
         ctx.footprint("fill100K", large, bigN);
         ctx.parallelPhase("readrandom100K", ctx.threads, t -> () -> {
-            Rng rng = new Rng(Workload.SEED + 100 + t);
+            SplittableRandom rng = new SplittableRandom(Workload.SEED + 100 + t);
             byte[] k = new byte[Workload.KEY_SIZE];
             UnsafeBuffer v = new UnsafeBuffer(new byte[0]);
             long count = share(bigN, ctx.threads, t);
@@ -170,7 +171,7 @@ final class DbBenchSuite implements Suite {
         long reads = ctx.reads;
         int threads = ctx.threads;
         ctx.parallelPhase("readrandom", threads, t -> () -> {
-            Rng rng = new Rng(Workload.SEED + 10 + t);
+            SplittableRandom rng = new SplittableRandom(Workload.SEED + 10 + t);
             byte[] k = new byte[Workload.KEY_SIZE];
             UnsafeBuffer v = new UnsafeBuffer(new byte[0]);
             long count = share(reads, threads, t);
@@ -187,7 +188,7 @@ final class DbBenchSuite implements Suite {
             return count;
         });
         ctx.parallelPhase("readmissing", threads, t -> () -> {
-            Rng rng = new Rng(Workload.SEED + 20 + t);
+            SplittableRandom rng = new SplittableRandom(Workload.SEED + 20 + t);
             byte[] k = new byte[Workload.KEY_SIZE];
             UnsafeBuffer v = new UnsafeBuffer(new byte[0]);
             long count = share(reads, threads, t);
@@ -205,7 +206,7 @@ final class DbBenchSuite implements Suite {
         ctx.parallelPhase("readseq", threads, t -> () -> scans(db, n, true));
         ctx.parallelPhase("readreverse", threads, t -> () -> scans(db, n, false));
         ctx.parallelPhase("seekrandom", threads, t -> () -> {
-            Rng rng = new Rng(Workload.SEED + 30 + t);
+            SplittableRandom rng = new SplittableRandom(Workload.SEED + 30 + t);
             byte[] k = new byte[Workload.KEY_SIZE];
             long count = share(reads, threads, t);
             try (KvStore.Reader r = db.reader(); KvStore.Scan s = r.scan()) {

@@ -3,6 +3,7 @@ package io.mvbt.bench;
 
 import java.util.BitSet;
 import java.util.List;
+import java.util.SplittableRandom;
 
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -149,7 +150,7 @@ final class DeleteRangeSuite implements Suite {
     private static void readrandom(RunContext ctx, KvStore db, long n, BitSet deleted, String phase) {
         ctx.parallelPhase(phase, ctx.threads, t -> () -> {
             // The same keys before and after, so the two rates compare like for like.
-            Rng rng = new Rng(Workload.SEED + 70 + t);
+            SplittableRandom rng = new SplittableRandom(Workload.SEED + 70 + t);
             byte[] k = new byte[Workload.KEY_SIZE];
             UnsafeBuffer v = new UnsafeBuffer(new byte[0]);
             long count = DbBenchSuite.share(ctx.reads, ctx.threads, t);

@@ -6,6 +6,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.List;
+import java.util.SplittableRandom;
 
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -137,7 +138,7 @@ final class HistorySuite implements Suite {
         });
 
         ctx.parallelPhase("randlookup", ctx.threads, t -> () -> {
-            Rng rng = new Rng(Workload.SEED + 40 + t);
+            SplittableRandom rng = new SplittableRandom(Workload.SEED + 40 + t);
             byte[] k = new byte[16];
             UnsafeBuffer v = new UnsafeBuffer(new byte[0]);
             long count = DbBenchSuite.share(reads, ctx.threads, t);
@@ -157,7 +158,7 @@ final class HistorySuite implements Suite {
         });
 
         ctx.parallelPhase("missingcheck", ctx.threads, t -> () -> {
-            Rng rng = new Rng(Workload.SEED + 50 + t);
+            SplittableRandom rng = new SplittableRandom(Workload.SEED + 50 + t);
             byte[] k = new byte[16];
             UnsafeBuffer v = new UnsafeBuffer(new byte[0]);
             long count = DbBenchSuite.share(reads, ctx.threads, t);

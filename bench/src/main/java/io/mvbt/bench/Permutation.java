@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.mvbt.bench;
 
+import java.util.SplittableRandom;
 /**
  * A seeded random permutation of {@code [0, n)} that needs no memory: a balanced Feistel network
  * over the smallest even power of two at least {@code n}, walked until the result is below n
@@ -23,7 +24,7 @@ public final class Permutation {
         int bits = Math.max(2, 64 - Long.numberOfLeadingZeros(n - 1));
         this.halfBits = (bits + 1) / 2;
         this.halfMask = (1L << halfBits) - 1;
-        Rng rng = new Rng(seed);
+        SplittableRandom rng = new SplittableRandom(seed);
         for (int i = 0; i < ROUNDS; i++) {
             keys[i] = rng.nextLong();
         }
@@ -42,10 +43,17 @@ public final class Permutation {
         long left = x >>> halfBits;
         long right = x & halfMask;
         for (int r = 0; r < ROUNDS; r++) {
-            long next = left ^ (Rng.mix(right ^ keys[r]) & halfMask);
+            long next = left ^ (mix(right ^ keys[r]) & halfMask);
             left = right;
             right = next;
         }
         return left << halfBits | right;
+    }
+
+    /** The round function: SplitMix64's finalizer, a cheap hash whose every output bit depends on every input bit. */
+    private static long mix(long z) {
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
     }
 }

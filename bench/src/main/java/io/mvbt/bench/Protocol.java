@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.mvbt.bench;
 
-import io.mvbt.tools.LatencyHistogram;
+import org.HdrHistogram.Histogram;
 
 /**
  * The lines a child JVM prints on standard output for its parent, tab-separated:
@@ -53,8 +53,9 @@ public final class Protocol {
 
     /** The spread of one phase's operation latencies, in nanoseconds. */
     public record Latency(String phase, long count, long p50, long p99, long p999, long max) {
-        static Latency of(String phase, LatencyHistogram h) {
-            return new Latency(phase, h.count(), h.percentile(0.5), h.percentile(0.99), h.percentile(0.999), h.max());
+        static Latency of(String phase, Histogram h) {
+            return new Latency(phase, h.getTotalCount(), h.getValueAtPercentile(50), h.getValueAtPercentile(99),
+                    h.getValueAtPercentile(99.9), h.getMaxValue());
         }
 
         String line() {

@@ -2,12 +2,13 @@
 package io.mvbt.bench;
 
 import java.util.List;
+import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.agrona.concurrent.UnsafeBuffer;
 
-import io.mvbt.tools.LatencyHistogram;
+import org.HdrHistogram.Histogram;
 
 /**
  * Readers and one writer at once: the writer overwrites random keys, one per commit, while
@@ -39,7 +40,7 @@ final class ReadWhileWritingSuite implements Suite {
 
         ProcessCounters before = ProcessCounters.now();
         long start = System.nanoTime();
-        LatencyHistogram solo = new LatencyHistogram();
+        Histogram solo = new Histogram(3);
         long soloReads = readers(ctx, db, n, new AtomicBoolean(), start + nanos, solo);
         long soloNanos = System.nanoTime() - start;
         ctx.report(new Protocol.Timing("readonly", soloReads, soloNanos));
@@ -49,9 +50,9 @@ final class ReadWhileWritingSuite implements Suite {
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong writes = new AtomicLong();
         // Each commit timed: a writer that stalls behind a checkpoint shows in its tail, not its rate.
-        LatencyHistogram commits = new LatencyHistogram();
+        Histogram commits = new Histogram(3);
         Thread writer = new Thread(() -> {
-            Rng rng = new Rng(Workload.SEED + 80);
+            SplittableRandom rng = new SplittableRandom(Workload.SEED + 80);
             byte[] key = new byte[Workload.KEY_SIZE];
             byte[] value = new byte[Workload.VALUE_SIZE];
             int generation = 1;
@@ -61,7 +62,7 @@ final class ReadWhileWritingSuite implements Suite {
                 ctx.workload.value(i, generation, value);
                 long began = System.nanoTime();
                 db.put(key, value);
-                commits.record(System.nanoTime() - began);
+                commits.recordValue(Math.max(0, System.nanoTime() - began));
                 writes.lazySet(writes.get() + 1);
             }
         }, "bench-writer");
@@ -74,7 +75,7 @@ final class ReadWhileWritingSuite implements Suite {
         start = System.nanoTime();
         writer.start();
         long reads;
-        LatencyHistogram beside = new LatencyHistogram();
+        Histogram beside = new Histogram(3);
         try {
             reads = readers(ctx, db, n, stop, start + nanos, beside);
         } finally {
@@ -101,13 +102,13 @@ final class ReadWhileWritingSuite implements Suite {
      * adds their latencies to {@code into}.
      */
     private static long readers(RunContext ctx, KvStore db, long n, AtomicBoolean stop, long deadline,
-            LatencyHistogram into) {
-        LatencyHistogram[] perThread = new LatencyHistogram[ctx.threads];
+            Histogram into) {
+        Histogram[] perThread = new Histogram[ctx.threads];
         long done = RunContext.parallel(ctx.threads, t -> () -> {
-            Rng rng = new Rng(Workload.SEED + 90 + t);
+            SplittableRandom rng = new SplittableRandom(Workload.SEED + 90 + t);
             byte[] k = new byte[Workload.KEY_SIZE];
             UnsafeBuffer v = new UnsafeBuffer(new byte[0]);
-            LatencyHistogram latencies = new LatencyHistogram();
+            Histogram latencies = new Histogram(3);
             perThread[t] = latencies;
             long reads = 0;
             while (!stop.get() && System.nanoTime() < deadline) {
@@ -117,7 +118,7 @@ final class ReadWhileWritingSuite implements Suite {
                         long i = rng.nextLong(n);
                         Workload.presentKey(i, k);
                         boolean found = r.get(k, v);
-                        latencies.record(System.nanoTime() - began);
+                        latencies.recordValue(Math.max(0, System.nanoTime() - began));
                         if (!found) {
                             throw new VerificationException("readwhilewriting: entry " + i + " is missing");
                         }
@@ -129,7 +130,7 @@ final class ReadWhileWritingSuite implements Suite {
             }
             return reads;
         });
-        for (LatencyHistogram h : perThread) {
+        for (Histogram h : perThread) {
             if (h != null) {
                 into.add(h);
             }

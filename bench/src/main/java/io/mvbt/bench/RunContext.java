@@ -12,7 +12,7 @@ import java.util.function.IntFunction;
 import java.util.function.LongSupplier;
 
 import io.mvbt.bench.peers.Peer;
-import io.mvbt.tools.LatencyHistogram;
+import org.HdrHistogram.Histogram;
 
 /**
  * What a suite runs with inside a child JVM: the one store under test, the sizes, where files go
@@ -178,7 +178,7 @@ public final class RunContext {
     }
 
     /** Reports the spread of a phase's latencies (a warm-up reports nothing). */
-    void latency(String phase, LatencyHistogram h) {
+    void latency(String phase, Histogram h) {
         if (out == null) {
             return;
         }

@@ -2,6 +2,7 @@
 package io.mvbt.bench;
 
 import java.nio.ByteOrder;
+import java.util.SplittableRandom;
 
 import org.agrona.DirectBuffer;
 
@@ -22,7 +23,7 @@ public final class Workload {
     private final byte[] pool = new byte[POOL_SIZE + 128];
 
     public Workload() {
-        Rng rng = new Rng(SEED);
+        SplittableRandom rng = new SplittableRandom(SEED);
         // Pieces of 100 bytes: 50 random bytes, then those 50 again.
         for (int at = 0; at + 100 <= pool.length; at += 100) {
             for (int i = 0; i < 50; i++) {

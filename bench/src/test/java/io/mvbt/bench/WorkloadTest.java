@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.BitSet;
+import java.util.SplittableRandom;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
@@ -28,7 +29,7 @@ class WorkloadTest {
 
     @Test
     void keysAreTheSixteenDigitDecimalsOfTheirNumbers() {
-        Rng rng = new Rng(5);
+        SplittableRandom rng = new SplittableRandom(5);
         byte[] key = new byte[16];
         for (int i = 0; i < 10_000; i++) {
             long n = i < 100 ? i : i < 200 ? 9_999_999_999_999_999L - i : rng.nextLong(10_000_000_000_000_000L >> (i % 50));

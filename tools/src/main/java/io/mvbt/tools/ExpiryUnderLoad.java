@@ -7,6 +7,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
+import org.HdrHistogram.Histogram;
+
 import io.mvbt.history.ExpireOptions;
 import io.mvbt.history.ExpireReport;
 import io.mvbt.history.ExpiryDecision;
@@ -34,11 +36,12 @@ final class ExpiryUnderLoad {
     }
 
     /** Result of one half: the writer's rate, and the reader's rate and latencies. */
-    record Half(long writes, double seconds, long lookups, LatencyHistogram latencies) {
+    record Half(long writes, double seconds, long lookups, Histogram latencies) {
         /** p50 / p99 / p99.9 / worst, in µs. */
         String spread() {
-            return String.format("%.2f / %.2f / %.2f / %,.0f µs", latencies.percentile(0.5) / 1e3,
-                    latencies.percentile(0.99) / 1e3, latencies.percentile(0.999) / 1e3, latencies.max() / 1e3);
+            return String.format("%.2f / %.2f / %.2f / %,.0f µs", latencies.getValueAtPercentile(50) / 1e3,
+                    latencies.getValueAtPercentile(99) / 1e3, latencies.getValueAtPercentile(99.9) / 1e3,
+                    latencies.getMaxValue() / 1e3);
         }
 
         double writeRate() {
@@ -86,7 +89,7 @@ final class ExpiryUnderLoad {
     private Half half(long first, long count, Thread expirer) {
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong lookups = new AtomicLong();
-        LatencyHistogram latencies = new LatencyHistogram();
+        Histogram latencies = new Histogram(3);
         AtomicReference<Throwable> failure = new AtomicReference<>();
         Thread reader = new Thread(() -> {
             SplittableRandom random = new SplittableRandom(7);
@@ -102,7 +105,7 @@ final class ExpiryUnderLoad {
                             if (!found) {
                                 throw new IllegalStateException("lookup of entry " + i + " found nothing");
                             }
-                            latencies.record(t);
+                            latencies.recordValue(Math.max(0, t));
                         }
                     }
                     lookups.addAndGet(100);

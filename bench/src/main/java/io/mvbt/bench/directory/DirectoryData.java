@@ -2,9 +2,9 @@
 package io.mvbt.bench.directory;
 
 import java.util.Locale;
+import java.util.SplittableRandom;
 import java.util.function.Consumer;
 
-import io.mvbt.bench.Rng;
 import io.mvbt.directory.Entry;
 import io.mvbt.directory.Schema;
 
@@ -105,7 +105,7 @@ final class DirectoryData {
     }
 
     Entry person(long i) {
-        Rng rng = new Rng(SEED ^ (i * 0x9E3779B97F4A7C15L));
+        SplittableRandom rng = new SplittableRandom(SEED ^ (i * 0x9E3779B97F4A7C15L));
         // About 0.5% Smiths and 0.5% Anns, so the filters return thousands of a million, not half.
         String sn = rng.nextInt(200) == 0 ? SMITHS[rng.nextInt(SMITHS.length)] : name(rng, 3);
         String given = rng.nextInt(200) == 0 ? ANNS[rng.nextInt(ANNS.length)] : name(rng, 2);
@@ -123,7 +123,7 @@ final class DirectoryData {
     }
 
     Entry group(long g) {
-        Rng rng = new Rng(SEED ^ ~(g * 0x9E3779B97F4A7C15L));
+        SplittableRandom rng = new SplittableRandom(SEED ^ ~(g * 0x9E3779B97F4A7C15L));
         Entry.Builder b = Entry.builder("cn=group" + g + "," + GROUPS).add("objectClass", "top", "groupOfNames")
                 .add("cn", "group" + g);
         int members = 5 + rng.nextInt(16);
@@ -146,7 +146,7 @@ final class DirectoryData {
         return Entry.builder(dn).add("objectClass", "top", "organizationalUnit").add("ou", name).build();
     }
 
-    private static String name(Rng rng, int syllables) {
+    private static String name(SplittableRandom rng, int syllables) {
         StringBuilder s = new StringBuilder();
         for (int i = 0; i < syllables; i++) {
             s.append(SYLLABLES[rng.nextInt(SYLLABLES.length)]);

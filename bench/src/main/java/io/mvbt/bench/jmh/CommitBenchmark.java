@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.mvbt.bench.jmh;
 
+import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
 import org.agrona.concurrent.UnsafeBuffer;
@@ -18,7 +19,6 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
-import io.mvbt.bench.Rng;
 import io.mvbt.bench.Workload;
 import io.mvbt.revisions.Durability;
 import io.mvbt.revisions.StoreOptions;
@@ -46,7 +46,7 @@ public class CommitBenchmark {
     public boolean redoLog;
 
     private StoreFixture fixture;
-    private final Rng rng = new Rng(Workload.SEED + 2);
+    private final SplittableRandom rng = new SplittableRandom(Workload.SEED + 2);
     private final Workload workload = new Workload();
     private final byte[] keyBytes = new byte[Workload.KEY_SIZE];
     private final byte[] valueBytes = new byte[Workload.VALUE_SIZE];

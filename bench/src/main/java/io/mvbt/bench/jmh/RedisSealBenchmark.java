@@ -3,6 +3,7 @@ package io.mvbt.bench.jmh;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
 import javax.crypto.spec.SecretKeySpec;
@@ -21,7 +22,6 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
-import io.mvbt.bench.Rng;
 import io.mvbt.bench.StoreLoader;
 import io.mvbt.bench.Workload;
 import io.mvbt.pagestore.redis.RedisEndpoint;
@@ -62,7 +62,7 @@ public class RedisSealBenchmark {
     private Store writer;
     private Store coldReader;
     private Tree tree;
-    private final Rng rng = new Rng(Workload.SEED + 3);
+    private final SplittableRandom rng = new SplittableRandom(Workload.SEED + 3);
     private final Workload workload = new Workload();
     private final byte[] key = new byte[Workload.KEY_SIZE];
     private final byte[] value = new byte[Workload.VALUE_SIZE];

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.mvbt.bench.jmh;
 
+import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
 import org.agrona.concurrent.UnsafeBuffer;
@@ -18,7 +19,6 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
-import io.mvbt.bench.Rng;
 import io.mvbt.bench.Workload;
 import io.mvbt.revisions.Snapshot;
 
@@ -47,7 +47,7 @@ public class SnapshotLookupBenchmark {
     public void setUp() {
         fixture = new StoreFixture(entries);
         snapshot = fixture.store.beginRead();
-        Rng rng = new Rng(Workload.SEED);
+        SplittableRandom rng = new SplittableRandom(Workload.SEED);
         for (int i = 0; i < KEYS; i++) {
             hits[i] = new byte[Workload.KEY_SIZE];
             misses[i] = new byte[Workload.KEY_SIZE];

@@ -8,11 +8,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
 
 import org.agrona.concurrent.UnsafeBuffer;
 
 import io.mvbt.bench.Machine;
-import io.mvbt.bench.Rng;
 import io.mvbt.bench.StoreLoader;
 import io.mvbt.bench.Workload;
 import io.mvbt.pagestore.redis.RedisEndpoint;
@@ -120,7 +120,7 @@ public final class ReaderScaleOut {
         try (Store store = Store.open(RedisPageStore.openReader(endpoint, "scaleout", RedisStoreOptions.defaults()),
                 StoreOptions.defaults()); Snapshot s = store.beginRead()) {
             Tree t = store.tree(TREE);
-            Rng rng = new Rng(Workload.SEED + 100 + Integer.parseInt(args[4]));
+            SplittableRandom rng = new SplittableRandom(Workload.SEED + 100 + Integer.parseInt(args[4]));
             long start = System.nanoTime();
             for (long j = 0; j < entries; j++) {
                 check(s, t, w, rng.nextLong(entries), key, keyView, expected, out);

@@ -10,12 +10,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.SplittableRandom;
 import java.util.function.Supplier;
 
 import javax.crypto.spec.SecretKeySpec;
 
 import io.mvbt.bench.Machine;
-import io.mvbt.bench.Rng;
 import io.mvbt.bench.StoreLoader;
 import io.mvbt.bench.Workload;
 import io.mvbt.pagestore.redis.RedisEndpoint;
@@ -132,7 +132,7 @@ public final class RedisModes {
         try (Store store = mode.writer.get()) {
             StoreLoader.load(store, TREE, entries);
             store.sync();
-            Rng rng = new Rng(Workload.SEED + 7);
+            SplittableRandom rng = new SplittableRandom(Workload.SEED + 7);
             normal = commits(store, w, rng, entries, seconds, Durability.NORMAL);
             store.sync();
             Process follower = startFollower(mode.follower, seconds);
@@ -152,7 +152,7 @@ public final class RedisModes {
         double warm;
         try (Store reader = mode.reader.get(); Snapshot s = reader.beginRead()) {
             Tree t = reader.tree(TREE);
-            Rng rng = new Rng(Workload.SEED + 100);
+            SplittableRandom rng = new SplittableRandom(Workload.SEED + 100);
             long start = System.nanoTime();
             for (long j = 0; j < reads; j++) {
                 check(s, t, w, rng.nextLong(entries), key, value);
@@ -174,7 +174,7 @@ public final class RedisModes {
     }
 
     /** One-key commits of random keys (the same values, so reads stay verifiable) for the given seconds; commits/s. */
-    private static double commits(Store store, Workload w, Rng rng, long entries, double seconds, Durability durability) {
+    private static double commits(Store store, Workload w, SplittableRandom rng, long entries, double seconds, Durability durability) {
         byte[] key = new byte[Workload.KEY_SIZE];
         byte[] value = new byte[Workload.VALUE_SIZE];
         long commits = 0;
