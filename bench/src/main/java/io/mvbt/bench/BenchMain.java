@@ -6,7 +6,7 @@ import java.util.Arrays;
 import io.mvbt.bench.directory.DirectoryBench;
 
 /**
- * Entry point of {@code mvbt-bench.jar}: the side-by-side comparison (see {@link BenchOptions#USAGE}),
+ * Entry point of {@code mvbt-bench.jar}: the side-by-side comparison (see {@link BenchOptions#usage}),
  * {@code jmh ...} for the JMH microbenchmarks, {@code directory ...} for the directory search
  * benchmark against SQLite (see {@link DirectoryBench}), or {@code redis-readers ...} for reader
  * processes on a store on a Redis Cluster (see {@link io.mvbt.bench.redis.ReaderScaleOut}), or
@@ -38,10 +38,13 @@ public final class BenchMain {
         try {
             o = BenchOptions.parse(args);
         } catch (IllegalArgumentException e) {
-            if (!e.getMessage().isEmpty()) {
-                System.err.println(e.getMessage());
+            if (e.getMessage().isEmpty()) {
+                System.out.print(BenchOptions.usage());
+                System.exit(0);
+                return;
             }
-            System.err.print(BenchOptions.USAGE);
+            System.err.println(e.getMessage());
+            System.err.print(BenchOptions.usage());
             System.exit(2);
             return;
         }

@@ -6,6 +6,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.mvbt.bench.peers.Peer;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /** Command-line options of the harness, shared by the parent and its child JVMs. */
 public final class BenchOptions {
@@ -29,90 +32,126 @@ public final class BenchOptions {
     boolean child;
     List<String> raw = new ArrayList<>();
 
-    static final String USAGE = """
-            usage: java -jar bench/target/mvbt-bench.jar [options]
-                   java -jar bench/target/mvbt-bench.jar jmh [JMH options]
-                   java -jar bench/target/mvbt-bench.jar directory [options]  (directory --help)
+    /** The command line as picocli reads it; {@link #parse} turns it into options. */
+    @Command(name = "java -jar bench/target/mvbt-bench.jar", sortOptions = false,
+            footerHeading = "%nOther benchmarks:%n",
+            footer = {"  java -jar bench/target/mvbt-bench.jar jmh [JMH options]",
+                "  java -jar bench/target/mvbt-bench.jar directory [options]  (directory --help)"})
+    static final class Arguments {
+        @Option(names = {"--suite", "--suites"}, split = ",", paramLabel = "S",
+                description = "dbbench, history, deleterange, readwhilewriting, fillrandom (dbbench's phase alone,"
+                        + " for the largest sizes) or all (default dbbench)")
+        List<String> suites = List.of("dbbench");
 
-              --suite S[,S..]     dbbench, history, deleterange, readwhilewriting, fillrandom (dbbench's
-                                  phase alone, for the largest sizes) or all (default dbbench)
-              --entries N[,N..]   entries loaded (default 1M; 1000000, 1_000_000, 10k and 1M are read);
-                                  several sizes run one after the other and add the curve across them
-              --reads N           operations of each read phase (default: entries)
-              --peers P[,P..]     mvbt,mvbt-redis,lmdb,rocksdb,sqlite,mvstore,xodus,skiplist (default all;
-                                  mvbt-redis starts a redis-server of its own), mvbt-shadow (mvbt
-                                  with its writer's pages in /dev/shm until their checkpoint) or
-                                  mvbt-redo (mvbt with a redo log)
-              --threads N         reader threads (default 1)
-              --durability D      nosync (commit without fsync, default) or sync (fsync per commit)
-              --seconds S         length of each readwhilewriting phase (default 10)
-              --warmup N          entries of the warm-up run before measuring (default entries/10, 2000..50000)
-              --dir PATH          where the stores' files go (default the temp dir)
-              --out PATH          where report.md, CSV and SVG go (default ./bench-results)
-              --heap SIZE         -Xmx of each child JVM (default 4g)
-            """;
+        @Option(names = "--entries", split = ",", paramLabel = "N",
+                description = "entries loaded (default 1M; 1000000, 1_000_000, 10k and 1M are read); several sizes"
+                        + " run one after the other and add the curve across them")
+        List<String> entries = List.of("1M");
 
+        @Option(names = "--reads", paramLabel = "N", description = "operations of each read phase (default: entries)")
+        String reads;
+
+        @Option(names = {"--peers", "--peer"}, split = ",", paramLabel = "P",
+                description = "mvbt,mvbt-redis,lmdb,rocksdb,sqlite,mvstore,xodus,skiplist (default all; mvbt-redis"
+                        + " starts a redis-server of its own), mvbt-shadow (mvbt with its writer's pages in /dev/shm"
+                        + " until their checkpoint) or mvbt-redo (mvbt with a redo log)")
+        List<String> peers;
+
+        @Option(names = "--threads", paramLabel = "N", description = "reader threads (default 1)")
+        int threads = 1;
+
+        @Option(names = "--durability", paramLabel = "D",
+                description = "nosync (commit without fsync, default) or sync (fsync per commit)")
+        String durability = "nosync";
+
+        @Option(names = "--seconds", paramLabel = "S", description = "length of each readwhilewriting phase (default 10)")
+        double seconds = 10;
+
+        @Option(names = "--warmup", paramLabel = "N",
+                description = "entries of the warm-up run before measuring (default entries/10, 2000..50000)")
+        String warmup;
+
+        @Option(names = "--dir", paramLabel = "PATH", description = "where the stores' files go (default the temp dir)")
+        Path dir = Path.of(System.getProperty("java.io.tmpdir"));
+
+        @Option(names = "--out", paramLabel = "PATH",
+                description = "where report.md, CSV and SVG go (default ./bench-results)")
+        Path out = Path.of("bench-results");
+
+        @Option(names = "--heap", paramLabel = "SIZE", description = "-Xmx of each child JVM (default 4g)")
+        String heap = "4g";
+
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "this help")
+        boolean help;
+
+        /** Set by the parent for the child JVMs it starts. */
+        @Option(names = "--child", hidden = true)
+        boolean child;
+    }
+
+    /** The usage text, as picocli writes it from {@link Arguments}. */
+    static String usage() {
+        return new CommandLine(new Arguments()).getUsageMessage();
+    }
+
+    /**
+     * Reads a command line; a wrong one throws {@link IllegalArgumentException} with picocli's
+     * message, {@code --help} one with an empty message.
+     */
     static BenchOptions parse(String[] args) {
+        Arguments a = new Arguments();
+        CommandLine cli = new CommandLine(a);
+        try {
+            cli.parseArgs(args);
+        } catch (CommandLine.ParameterException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+        if (a.help) {
+            throw new IllegalArgumentException("");
+        }
         BenchOptions o = new BenchOptions();
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (a.equals("--child")) {
-                o.child = true;
-                continue;
-            }
-            if (a.equals("-h") || a.equals("--help")) {
-                throw new IllegalArgumentException("");
-            }
-            if (!a.startsWith("--") || i + 1 >= args.length) {
-                throw new IllegalArgumentException("unexpected argument '" + a + "'");
-            }
-            String v = args[++i];
-            o.raw.add(a);
-            o.raw.add(v);
-            switch (a) {
-                case "--suite", "--suites" -> {
-                    List<Suite> s = new ArrayList<>();
-                    for (String name : v.split(",")) {
-                        if (name.equals("all")) {
-                            s.addAll(Suite.ALL);
-                        } else {
-                            s.add(Suite.byName(name));
-                        }
-                    }
-                    o.suites = s;
-                }
-                case "--entries" -> {
-                    List<Long> sizes = new ArrayList<>();
-                    for (String size : v.split(",")) {
-                        sizes.add(parseCount(size));
-                    }
-                    o.sizes = sizes;
-                    o.entries = sizes.get(0);
-                }
-                case "--reads" -> {
-                    o.reads = parseCount(v);
-                    o.readsGiven = true;
-                }
-                case "--peers", "--peer" -> {
-                    List<Peer> p = new ArrayList<>();
-                    for (String name : v.split(",")) {
-                        p.add(Peer.parse(name));
-                    }
-                    o.peers = p;
-                }
-                case "--threads" -> o.threads = Integer.parseInt(v);
-                case "--durability" -> o.mode = SyncMode.parse(v);
-                case "--seconds" -> o.seconds = Double.parseDouble(v);
-                case "--warmup" -> {
-                    o.warmup = parseCount(v);
-                    o.warmupGiven = true;
-                }
-                case "--dir" -> o.dir = Path.of(v);
-                case "--out" -> o.out = Path.of(v);
-                case "--heap" -> o.heap = v;
-                default -> throw new IllegalArgumentException("unknown option " + a);
+        o.child = a.child;
+        for (String arg : args) {
+            if (!arg.equals("--child")) {
+                o.raw.add(arg);
             }
         }
+        List<Suite> suites = new ArrayList<>();
+        for (String name : a.suites) {
+            if (name.equals("all")) {
+                suites.addAll(Suite.ALL);
+            } else {
+                suites.add(Suite.byName(name));
+            }
+        }
+        o.suites = suites;
+        List<Long> sizes = new ArrayList<>();
+        for (String size : a.entries) {
+            sizes.add(parseCount(size));
+        }
+        o.sizes = sizes;
+        o.entries = sizes.get(0);
+        if (a.reads != null) {
+            o.reads = parseCount(a.reads);
+            o.readsGiven = true;
+        }
+        if (a.peers != null) {
+            List<Peer> p = new ArrayList<>();
+            for (String name : a.peers) {
+                p.add(Peer.parse(name));
+            }
+            o.peers = p;
+        }
+        o.threads = a.threads;
+        o.mode = SyncMode.parse(a.durability);
+        o.seconds = a.seconds;
+        if (a.warmup != null) {
+            o.warmup = parseCount(a.warmup);
+            o.warmupGiven = true;
+        }
+        o.dir = a.dir;
+        o.out = a.out;
+        o.heap = a.heap;
         if (o.sizes.stream().anyMatch(n -> n < 1) || o.threads < 1) {
             throw new IllegalArgumentException("--entries and --threads must be positive");
         }
