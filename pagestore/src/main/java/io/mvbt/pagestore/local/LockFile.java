@@ -126,8 +126,10 @@ public final class LockFile implements AutoCloseable {
             }
             for (int attempt = 1; ; attempt++) {
                 Object before = fileKey(path);
+                // Made by this open only if it was not there (a platform without file keys says null for both).
+                boolean absent = before == null && !java.nio.file.Files.exists(path);
                 try {
-                    channel = before == null
+                    channel = absent
                             ? FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
                                     StandardOpenOption.WRITE)
                             : FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE);
@@ -144,7 +146,7 @@ public final class LockFile implements AutoCloseable {
                 boolean identified = opened != null || !java.nio.file.Files.exists(path);
                 LockFile lockFile = !identified ? initialize(path, channel, newSlots, null, false)
                         : opened == null || before != null && !before.equals(opened) ? null
-                        : initialize(path, channel, newSlots, opened, before == null);
+                        : initialize(path, channel, newSlots, opened, absent);
                 if (lockFile != null) {
                     OPEN.put(key, lockFile);
                     return lockFile;
