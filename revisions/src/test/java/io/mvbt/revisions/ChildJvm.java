@@ -42,13 +42,18 @@ final class ChildJvm {
         return new String(out, StandardCharsets.UTF_8);
     }
 
-    /** Starts {@code main}; its output (with errors) goes to {@code log}, or a pipe if null. */
+    /**
+     * Starts {@code main}; its output (with errors) goes to {@code log}, or a pipe if null. A child
+     * still running when the test JVM exits (its test failed before it was killed) is killed then.
+     */
     static Process start(java.nio.file.Path log, Class<?> main, String... args) throws IOException {
         ProcessBuilder builder = new ProcessBuilder(command(ChildJava.command(), main, args)).redirectErrorStream(true);
         if (log != null) {
             builder.redirectOutput(log.toFile());
         }
-        return builder.start();
+        Process child = builder.start();
+        Runtime.getRuntime().addShutdownHook(new Thread(child::destroyForcibly));
+        return child;
     }
 
     /** The first line {@code child} prints, split at spaces; fails unless its first word is {@code word}. */
