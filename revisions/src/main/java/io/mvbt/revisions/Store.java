@@ -660,6 +660,53 @@ public final class Store implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs {@code work} in a write transaction and commits it (with the store's default durability)
+     * unless {@code work} ended it itself; returns what {@code work} returned. If {@code work} throws,
+     * the transaction is aborted and the exception goes on to the caller. Waits for the writer as
+     * {@link #beginWrite()} does, and, like it, refuses at once on the thread that holds the writer:
+     * these calls do not nest. Nothing {@code work} returns may read through {@code tx} afterwards
+     * (a map view or a range of it): return values.
+     *
+     * <pre>{@code
+     * long total = store.write(tx -> scores.asMap(tx).merge("alice", 10L, Long::sum));
+     * }</pre>
+     */
+    public <R> R write(java.util.function.Function<? super WriteTxn, ? extends R> work) {
+        java.util.Objects.requireNonNull(work, "work must not be null");
+        try (WriteTxn tx = beginWrite()) {
+            R result = work.apply(tx);
+            if (!tx.isFinished()) {
+                tx.commit();
+            }
+            return result;
+        }
+    }
+
+    /**
+     * {@link #write} for work that returns nothing, as bbolt's {@code Update}: commits unless it
+     * throws (then aborts) or ended the transaction itself.
+     */
+    public void update(java.util.function.Consumer<? super WriteTxn> work) {
+        java.util.Objects.requireNonNull(work, "work must not be null");
+        write(tx -> {
+            work.accept(tx);
+            return null;
+        });
+    }
+
+    /**
+     * Runs {@code work} on a snapshot of the newest revision, closes the snapshot and returns what
+     * {@code work} returned. Nothing returned may read through the snapshot afterwards (a map view,
+     * a range, a cursor, a zero-copy value): copy what is kept.
+     */
+    public <R> R read(java.util.function.Function<? super Snapshot, ? extends R> work) {
+        java.util.Objects.requireNonNull(work, "work must not be null");
+        try (Snapshot snapshot = beginRead()) {
+            return work.apply(snapshot);
+        }
+    }
+
     /** About once a second, frees the slots of reader processes that died (the clock is read every 64 calls). */
     private void clearStaleReadersNowAndThen() {
         if ((++sinceStaleClock & 63) != 0) {
