@@ -609,14 +609,23 @@ public final class Store implements AutoCloseable {
 
     // ------------------------------------------------------------------ writing
 
-    /** Begins the write transaction, waiting up to {@link StoreOptions#writeTimeout()} for the running one. */
+    /**
+     * Begins the write transaction, waiting up to {@link StoreOptions#writeTimeout()} for the running
+     * one. A thread that began the open write transaction and has not ended it gets an
+     * {@link IllegalStateException} at once: transactions do not nest, and it would wait for itself.
+     */
     public WriteTxn beginWrite() {
         return beginWrite(options.writeTimeout());
     }
 
-    /** Begins the write transaction, waiting up to {@code timeout} for the running one. */
+    /**
+     * Begins the write transaction, waiting up to {@code timeout} for the running one; the
+     * {@link WriteTimeoutException} names the thread that holds it. As {@link #beginWrite()}, refuses
+     * at once on the thread that holds it.
+     */
     public WriteTxn beginWrite(Duration timeout) {
         checkWritable();
+        writer.refuseReentry("beginWrite");
         // The clock is read only when there is a wait: it costs a few percent of a one-key commit.
         long waitedSince = 0;
         try {
@@ -625,7 +634,7 @@ public final class Store implements AutoCloseable {
                 waitedSince = System.nanoTime();
                 if (!writer.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
                     throw new WriteTimeoutException("another write transaction is still open after " + timeout
-                            + " (one writer at a time)");
+                            + " (one writer at a time)" + writer.heldBy());
                 }
             }
         } catch (InterruptedException e) {
