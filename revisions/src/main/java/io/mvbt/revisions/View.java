@@ -45,7 +45,8 @@ abstract class View implements ReadView {
     final TreeRoot existingRoot(Tree tree) {
         TreeRoot root = rootOf(tree);
         if (root == Revision.ABSENT) {
-            throw new TreeNotFoundException("revision " + revision() + " has no tree '" + tree.name() + "'");
+            throw new TreeNotFoundException("revision " + revision() + " has no tree '" + tree.name() + "': create it"
+                    + " in a write transaction with createTreeIfAbsent (ReadView.hasTree asks whether it exists)");
         }
         return root;
     }

@@ -167,7 +167,8 @@ public final class WriteTxn extends View implements AutoCloseable {
     private TreeState existing(Tree tree) {
         TreeState state = state(tree);
         if (!state.exists) {
-            throw new TreeNotFoundException("there is no tree '" + tree.name() + "'");
+            throw new TreeNotFoundException("there is no tree '" + tree.name() + "': create it with"
+                    + " createTreeIfAbsent (or createTree) first, in this transaction or an earlier one");
         }
         refuseDuringLoad(state);
         return state;

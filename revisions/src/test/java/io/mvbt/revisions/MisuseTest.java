@@ -145,6 +145,20 @@ class MisuseTest {
     }
 
     @Test
+    void aMissingTreeSaysHowToCreateIt() {
+        try (Store store = Store.inMemory()) {
+            TypedTree<String, Long> scores = TypedTree.of(store.tree("scores"), Codecs.STRING, Codecs.LONG);
+            TreeNotFoundException write = assertThrows(TreeNotFoundException.class,
+                    () -> store.update(tx -> scores.put(tx, "alice", 1L)));
+            assertTrue(write.getMessage().contains("no tree 'scores'"), write.getMessage());
+            assertTrue(write.getMessage().contains("createTreeIfAbsent"), write.getMessage());
+            TreeNotFoundException read = assertThrows(TreeNotFoundException.class,
+                    () -> store.read(s -> scores.get(s, "alice")));
+            assertTrue(read.getMessage().contains("createTreeIfAbsent"), read.getMessage());
+        }
+    }
+
+    @Test
     void aSecondWriterThreadWaitsThenTimesOut() throws Exception {
         try (Store store = storeWithData(Store.inMemory(StoreOptions.defaults().writeTimeout(Duration.ofMillis(200))))) {
             WriteTxn first = store.beginWrite();
