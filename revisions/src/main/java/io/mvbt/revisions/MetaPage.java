@@ -5,11 +5,14 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
+import java.nio.file.Path;
 
 import org.agrona.BufferUtil;
 import static org.agrona.UnsafeAccess.UNSAFE;
 
 import io.mvbt.CorruptionException;
+import io.mvbt.MvbtException;
+import io.mvbt.NotAStoreException;
 import io.mvbt.UnsupportedFormatException;
 import io.mvbt.btree.TreeRoot;
 import io.mvbt.pagestore.local.FilePageStore;
@@ -332,10 +335,12 @@ final class MetaPage {
     static final long UNFINISHED_CREATION_BYTES = 1 << 20;
 
     /**
-     * Finds the page size of an existing store file from any meta slot that names one; 0 for a
-     * file whose creation was cut short (only zeros, no larger than its first growth).
+     * Finds the page size of the existing store file at {@code path} from any meta slot that names
+     * one; 0 for a file whose creation was cut short (only zeros, no larger than its first growth).
+     * Throws {@link NotAStoreException} for a file with the mvbt magic in none of its meta slots, and
+     * {@link CorruptionException} for one whose metas carry the magic but no usable page size.
      */
-    static int detectPageSize(FileChannel channel, long fileSize) throws IOException {
+    static int detectPageSize(Path path, FileChannel channel, long fileSize) throws IOException {
         for (int pageSize = PageStore.MIN_PAGE_SIZE; pageSize <= PageStore.MAX_PAGE_SIZE; pageSize *= 2) {
             for (int slot = 0; slot < PageStore.META_SLOTS; slot++) {
                 ByteBuffer head = FilePageStore.readAt(channel, (long) slot * pageSize, 24)
@@ -363,8 +368,62 @@ final class MetaPage {
         if (fileSize <= UNFINISHED_CREATION_BYTES && allZero(channel, fileSize)) {
             return 0;
         }
-        throw new CorruptionException(-1, "not an mvbt store, or every meta page is damaged (" + fileSize
-                + " bytes); nothing was written to it");
+        throw noValidMeta("store file " + path, path.toString(), fileSize + " bytes", anyMagic(channel),
+                allZero(channel, Math.min(fileSize, (long) PageStore.META_SLOTS * PageStore.MIN_PAGE_SIZE)));
+    }
+
+    /**
+     * Why {@code where} has no meta to open at. The magic in a meta slot makes it a damaged store. So
+     * do meta slots of only zeros, the mark of lost writes, which a file of another kind rarely
+     * starts with. Without either, it is another kind of file: a store whose four meta pages, apart
+     * and written at different times, all lost even their magic to something other than zeros is
+     * far less likely than a wrong path.
+     */
+    static MvbtException noValidMeta(String where, String whereAlone, String size, boolean magic, boolean zeros) {
+        if (magic) {
+            return new CorruptionException(-1, "every meta page of " + where + " is damaged: they carry the mvbt"
+                    + " magic but none verifies (" + size + "); nothing was written to it (restore the store from a"
+                    + " copy)");
+        }
+        if (zeros) {
+            return new CorruptionException(-1, "the meta pages of " + where + " hold only zeros (" + size + "): a"
+                    + " store that lost them, or not a store; nothing was written to it");
+        }
+        return new NotAStoreException(whereAlone, whereAlone + " is not an mvbt store: none of its meta pages holds"
+                + " the mvbt magic (" + size + "); nothing was written to it. Check the path; a new store needs a"
+                + " path where no file is");
+    }
+
+    /** Whether the magic lies where a meta slot would start, for any page size. */
+    private static boolean anyMagic(FileChannel channel) throws IOException {
+        for (int pageSize = PageStore.MIN_PAGE_SIZE; pageSize <= PageStore.MAX_PAGE_SIZE; pageSize *= 2) {
+            for (int slot = 0; slot < PageStore.META_SLOTS; slot++) {
+                ByteBuffer head = FilePageStore.readAt(channel, (long) slot * pageSize, 16)
+                        .order(ByteOrder.LITTLE_ENDIAN);
+                if (head.remaining() == 16 && head.getLong(MAGIC_OFFSET) == MAGIC) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Why {@code store}, whose pages hold no valid meta, cannot open ({@link #noValidMeta}): its meta
+     * slots are looked at for the magic and for anything but zeros.
+     */
+    static MvbtException noValidMeta(PageStore store) {
+        long slots = Math.min(PageStore.META_SLOTS, store.pageCount());
+        boolean magic = false;
+        boolean zeros = true;
+        for (int slot = 0; slot < slots; slot++) {
+            long page = store.address(slot);
+            magic |= UNSAFE.getLong(page + MAGIC_OFFSET) == MAGIC;
+            for (int i = 0; i < store.pageSize() && zeros; i += 8) {
+                zeros = UNSAFE.getLong(page + i) == 0;
+            }
+        }
+        return noValidMeta(store.describe(), store.describe(), store.pageCount() + " pages", magic, zeros);
     }
 
     private static boolean allZero(FileChannel channel, long length) throws IOException {

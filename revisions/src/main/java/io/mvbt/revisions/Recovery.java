@@ -64,8 +64,7 @@ final class Recovery {
     /** The meta to open at. */
     static Choice choose(PageStore store, List<MetaPage.Record> metas, PageAccess access, Shadows shadows) {
         if (metas.isEmpty()) {
-            throw new CorruptionException(-1, "no valid meta page in " + store.describe()
-                    + ": not an mvbt store, or every meta slot is damaged");
+            throw MetaPage.noValidMeta(store);
         }
         StringBuilder rejected = new StringBuilder();
         List<String> dropped = new ArrayList<>();

@@ -217,6 +217,7 @@ public final class Store implements AutoCloseable {
     /** Opens (or creates) a store file for reading and writing. */
     public static Store open(Path path, StoreOptions options) {
         NativeAccess.require();
+        requireDirectoryOf(path);
         boolean shared = options.sharedWriters();
         if (shared && options.redoLog()) {
             throw new IllegalArgumentException("a redo log is kept by a sole writer: sharedWriters and redoLog exclude "
@@ -229,11 +230,15 @@ public final class Store implements AutoCloseable {
         if (!java.nio.file.Files.exists(path) && RedoFiles.present(path)) {
             throw refusedBesideLog(path.toString());
         }
+        FilePageStore.PageSizeReader existing = (channel, size) -> MetaPage.detectPageSize(path, channel, size);
         FilePageStore file = shared
-                ? FilePageStore.openShared(path, options.pageSize(), MetaPage::detectPageSize, options.maxReaders(),
+                ? FilePageStore.openShared(path, options.pageSize(), existing, options.maxReaders(),
                         options.writeTimeout().toNanos())
-                : FilePageStore.open(path, options.pageSize(), MetaPage::detectPageSize, options.maxReaders());
+                : FilePageStore.open(path, options.pageSize(), existing, options.maxReaders());
         try {
+            if (!file.created()) {
+                refuseOtherPageSize(path, file.pageSize(), options);
+            }
             ReaderRegistry registry = ReaderRegistry.shared(file.lockFile());
             Writeback inPlace = Writeback.inPlace(file);
             // Writers that take turns allocate from one free space: none can prefault what another takes.
@@ -266,8 +271,10 @@ public final class Store implements AutoCloseable {
      */
     public static Store openReadOnly(Path path, StoreOptions options) {
         NativeAccess.require();
-        FilePageStore file = FilePageStore.openReadOnly(path, MetaPage::detectPageSize, options.maxReaders());
+        FilePageStore file = FilePageStore.openReadOnly(path,
+                (channel, size) -> MetaPage.detectPageSize(path, channel, size), options.maxReaders());
         try {
+            refuseOtherPageSize(path, file.pageSize(), options);
             return new Store(file, options, false, new Deployment(ReaderRegistry.shared(file.lockFile()), true,
                     Writeback.inPlace(file), null, file, s -> new FollowerPeers(s.fileFollower(file, true), s.slots()), null));
         } catch (RuntimeException | Error e) {
@@ -330,6 +337,30 @@ public final class Store implements AutoCloseable {
 
     public static Store inMemory(StoreOptions options) {
         return over(new MemoryPageStore(options.pageSize()), options, true);
+    }
+
+    /**
+     * A store file is created in a directory that exists: said before anything else looks there
+     * (the redo log's segments are listed in it).
+     */
+    private static void requireDirectoryOf(Path path) {
+        Path directory = path.toAbsolutePath().getParent();
+        if (directory != null && !java.nio.file.Files.isDirectory(directory)) {
+            throw new io.mvbt.StorageException("cannot open store file " + path + ": directory " + directory
+                    + (java.nio.file.Files.exists(directory) ? " is not a directory" : " does not exist (create it first)"));
+        }
+    }
+
+    /**
+     * An existing store keeps the page size it was created with: a page size the options chose
+     * ({@link StoreOptions#pageSize(int)}) that differs is refused rather than ignored.
+     */
+    private static void refuseOtherPageSize(Path path, int filePageSize, StoreOptions options) {
+        if (options.pageSizeChosen() && options.pageSize() != filePageSize) {
+            throw new IllegalArgumentException("store " + path + " has " + filePageSize + "-byte pages, but the options"
+                    + " ask for " + options.pageSize() + ": a store keeps the page size it was created with. Open it"
+                    + " without StoreOptions.pageSize, or copy it to a new page size with Store.copyTo");
+        }
     }
 
     /**

@@ -11,9 +11,7 @@ import io.mvbt.pagestore.PageStore;
 /**
  * How a store is opened. Immutable; each setter returns a changed copy.
  *
- * <p>Defaults: 4096-byte pages, {@link Durability#SYNC}, a checkpoint every 5 seconds or every
- * 1 GiB of newly written pages in {@link Durability#NORMAL} mode, and a 10 second wait in
- * {@link Store#beginWrite()}.
+ * <p>Every default is listed at {@link #defaults()}.
  *
  * <p>Why 5 seconds: a checkpoint writes back the mapped pages, and the next store to each of them
  * takes a write fault (a few microseconds, more on virtual machines; {@link #prefault} moves most of
@@ -30,6 +28,9 @@ import io.mvbt.pagestore.PageStore;
 public final class StoreOptions {
     /** Reader slots by default: with the lock file's 512-byte header, 64 KiB. */
     static final int DEFAULT_MAX_READERS = 1016;
+    static final int DEFAULT_PAGE_SIZE = 4096;
+    /** {@link #pageSize} when the options left it to the store. */
+    private static final int UNCHOSEN = 0;
 
     private final int pageSize;
     private final Durability durability;
@@ -66,13 +67,46 @@ public final class StoreOptions {
         this.replayUntilLogDamage = replayUntilLogDamage;
     }
 
+    /**
+     * The options a store gets when it is given none:
+     *
+     * <table>
+     * <caption>Defaults</caption>
+     * <tr><th>option</th><th>default</th></tr>
+     * <tr><td>{@link #pageSize(int)}</td><td>4096 bytes for a new store; an existing one opens with its own</td></tr>
+     * <tr><td>{@link #durability(Durability)}</td><td>{@link Durability#SYNC}: every commit is durable when
+     *     {@code commit()} returns (the README's throughput figures use {@link Durability#NORMAL})</td></tr>
+     * <tr><td>{@link #checkpointInterval(Duration)}</td><td>5 seconds (NORMAL commits)</td></tr>
+     * <tr><td>{@link #checkpointBytes(long)}</td><td>1 GiB of newly written pages (NORMAL commits)</td></tr>
+     * <tr><td>{@link #writeTimeout(Duration)}</td><td>10 seconds for {@link Store#beginWrite()} (and sync,
+     *     check, compact and close) to wait for the running write transaction</td></tr>
+     * <tr><td>{@link #slowReaders(SlowReaderPolicy)}</td><td>{@link SlowReaderPolicy#none()}: old snapshots
+     *     are neither reported nor expired</td></tr>
+     * <tr><td>{@link #maxReaders(int)}</td><td>1016 snapshots open at once (a 64 KiB lock file)</td></tr>
+     * <tr><td>{@link #sharedWriters(boolean)}</td><td>off: one writing process</td></tr>
+     * <tr><td>{@link #prefault(boolean)}</td><td>on</td></tr>
+     * <tr><td>{@link #checked(boolean)}</td><td>off, unless the system property {@code mvbt.checked} is
+     *     {@code true}</td></tr>
+     * <tr><td>{@link #shadowDirectory(Path)}</td><td>none</td></tr>
+     * <tr><td>{@link #compactAtClose(boolean)}</td><td>on</td></tr>
+     * <tr><td>{@link #redoLog(boolean)}</td><td>off</td></tr>
+     * <tr><td>{@link #replayUntilLogDamage(boolean)}</td><td>off: a damaged redo log refuses the open</td></tr>
+     * </table>
+     */
     public static StoreOptions defaults() {
-        return new StoreOptions(4096, Durability.SYNC, Duration.ofSeconds(5), 1L << 30, Duration.ofSeconds(10),
+        return new StoreOptions(UNCHOSEN, Durability.SYNC, Duration.ofSeconds(5), 1L << 30, Duration.ofSeconds(10),
                 SlowReaderPolicy.none(), DEFAULT_MAX_READERS, false, true,
                 Boolean.getBoolean("mvbt.checked"), null, true, false, false);
     }
 
-    /** Page size of a store created with these options (a power of two, 4096 to 65536); an existing store keeps its own. */
+    /**
+     * Page size of a store created with these options: a power of two, 4096 to 65536 (default 4096).
+     * A store keeps the page size it was created with: opening an existing store file with a page
+     * size chosen here that differs from the file's throws {@link IllegalArgumentException} (without
+     * this option, a store opens with its own page size; {@link Store#copyTo} makes a copy with
+     * another). A {@link Store#open(PageStore, StoreOptions) page store of one's own} has the page
+     * size it was made with, and this option is not consulted there.
+     */
     public StoreOptions pageSize(int pageSize) {
         if (!PageStore.validPageSize(pageSize)) {
             throw new IllegalArgumentException("page size must be a power of two from " + PageStore.MIN_PAGE_SIZE
@@ -189,8 +223,14 @@ public final class StoreOptions {
                 maxReaders, sharedWriters, prefault, on, shadowDirectory, compactAtClose, redoLog, replayUntilLogDamage);
     }
 
+    /** The page size a new store gets: the one chosen, else 4096. */
     public int pageSize() {
-        return pageSize;
+        return pageSize == UNCHOSEN ? DEFAULT_PAGE_SIZE : pageSize;
+    }
+
+    /** Whether {@link #pageSize(int)} chose the page size (then an existing store must have it). */
+    boolean pageSizeChosen() {
+        return pageSize != UNCHOSEN;
     }
 
     public Durability durability() {
