@@ -55,7 +55,7 @@ public interface ReadView {
      */
     long rank(Tree tree, byte[] key, boolean inclusive);
 
-    /** Number of keys in [from, to), in O(log n). */
+    /** Number of keys in [from, to), in O(log n); a null bound is open. */
     long countRange(Tree tree, byte[] from, byte[] to);
 
     /** A cursor over the tree; close it (or its view) when done. */

@@ -9,43 +9,81 @@ import java.util.Iterator;
 import java.util.NavigableMap;
 import java.util.NavigableSet;
 import java.util.NoSuchElementException;
+import java.util.Objects;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * {@link TypedTree#asMap}: a read-only {@link NavigableMap} over one view (a snapshot, or a write
- * transaction as it stands), within optional bounds and in either direction. Keys are ordered by
- * their encodings; {@code size()} is O(log n) from the counted tree; each lookup or navigation is
- * one descent, each iteration one cursor. Changes throw {@link UnsupportedOperationException}.
+ * {@link TypedTree#asMap}: a {@link NavigableMap} over one view (a snapshot, or a write transaction
+ * as it stands), within optional bounds and in either direction. Keys are ordered by their
+ * encodings; {@code size()} is O(log n) from the counted tree; each lookup or navigation is one
+ * descent, each iteration one cursor. This class is read-only: every change asks {@link #txn()},
+ * which throws {@link UnsupportedOperationException}; {@link TxnTreeMap} writes through its
+ * transaction.
+ *
+ * <p>An iteration steps lazily: {@code hasNext()} moves from the entry returned last to the next
+ * one in the view as it stands then, so in a write transaction it sees every write ahead of that
+ * entry, and changes through the map (or the iterator's {@code remove()}) never make it skip or
+ * repeat an entry.
  */
-final class TreeMapView<K, V> extends AbstractMap<K, V> implements NavigableMap<K, V> {
+class TreeMapView<K, V> extends AbstractMap<K, V> implements NavigableMap<K, V> {
     private static final byte[] EMPTY = new byte[0];
 
-    private final ReadView view;
-    private final TypedTree<K, V> typed;
-    private final Codec<K> keys;
-    private final Codec<V> values;
+    final ReadView view;
+    final TypedTree<K, V> typed;
+    final Codec<K> keys;
+    final Codec<V> values;
     /** Bounds as encodings (null: none), in the tree's ascending order. */
-    private final byte[] lo;
-    private final boolean loInclusive;
-    private final byte[] hi;
-    private final boolean hiInclusive;
-    private final boolean descending;
+    final byte[] lo;
+    final boolean loInclusive;
+    final byte[] hi;
+    final boolean hiInclusive;
+    final boolean descending;
 
-    TreeMapView(ReadView view, TypedTree<K, V> typed, Codec<K> keys, Codec<V> values, byte[] lo, boolean loInclusive,
-            byte[] hi, boolean hiInclusive, boolean descending) {
+    TreeMapView(ReadView view, TypedTree<K, V> typed, byte[] lo, boolean loInclusive, byte[] hi, boolean hiInclusive,
+            boolean descending) {
         this.view = view;
         this.typed = typed;
-        this.keys = keys;
-        this.values = values;
+        this.keys = typed.keys();
+        this.values = typed.values();
         this.lo = lo;
         this.loInclusive = loInclusive;
         this.hi = hi;
         this.hiInclusive = hiInclusive;
         this.descending = descending;
+    }
+
+    /** The whole tree in {@code view}, read-only. */
+    static <K, V> TreeMapView<K, V> of(ReadView view, TypedTree<K, V> typed) {
+        return new TreeMapView<>(Objects.requireNonNull(view, "view must not be null"), typed, null, false, null, false,
+                false);
+    }
+
+    /** The whole tree in {@code tx}, written through it. */
+    static <K, V> TreeMapView<K, V> writable(WriteTxn tx, TypedTree<K, V> typed) {
+        return new TxnTreeMap<>(Objects.requireNonNull(tx, "tx must not be null"), typed, null, false, null, false,
+                false);
+    }
+
+    /** The same kind of map over the same view with other bounds and direction. */
+    TreeMapView<K, V> narrowed(byte[] lo, boolean loInclusive, byte[] hi, boolean hiInclusive, boolean descending) {
+        return new TreeMapView<>(view, typed, lo, loInclusive, hi, hiInclusive, descending);
+    }
+
+    /** The keys in [from, to) (a null bound open), unchecked against this map's bounds: {@link TypedTree#range}. */
+    TreeMapView<K, V> within(byte[] from, byte[] to, boolean inDescendingOrder) {
+        return narrowed(from, true, to, false, inDescendingOrder);
+    }
+
+    /** The transaction changes go through; a read-only view refuses them here. */
+    WriteTxn txn() {
+        throw new UnsupportedOperationException("this map view of tree '" + typed.tree().name() + "' reads a "
+                + "snapshot and is read-only: write through TypedTree.asMap(WriteTxn), or a WriteTxn");
     }
 
     // ------------------------------------------------------------------ bounds, in encodings
@@ -67,24 +105,32 @@ final class TreeMapView<K, V> extends AbstractMap<K, V> implements NavigableMap<
         return vsHigh > 0 || vsHigh == 0 && !hiInclusive;
     }
 
-    private boolean inRange(byte[] k) {
+    final boolean inRange(byte[] k) {
         return !tooLow(k) && !tooHigh(k);
     }
 
-    @SuppressWarnings("unchecked")
     private byte[] encode(Object key) {
-        return keys.encode((K) key);
+        return typed.encodeKey(key);
     }
 
     // ------------------------------------------------------------------ the tree's order
 
+    /** Whether the cursor stands on an entry within the bounds. */
+    private boolean onEntryInRange(Cursor c) {
+        return c.isPositioned() && (lo == null || !belowLow(c.compareKey(lo))) && (hi == null || !aboveHigh(c.compareKey(hi)));
+    }
+
     /** The entry at the cursor, or null if it is not positioned or out of range. */
     private Entry<K, V> at(Cursor c) {
-        if (!c.isPositioned() || lo != null && belowLow(c.compareKey(lo)) || hi != null && aboveHigh(c.compareKey(hi))) {
-            return null;
-        }
-        return new SimpleImmutableEntry<>(keys.decode(c.key(), 0, c.keyLength()), values.decode(c.value(), 0,
-                c.valueLength()));
+        return onEntryInRange(c) ? new SimpleImmutableEntry<>(keyAt(c), valueAt(c)) : null;
+    }
+
+    private K keyAt(Cursor c) {
+        return keys.decode(c.key(), 0, c.keyLength());
+    }
+
+    private V valueAt(Cursor c) {
+        return values.decode(c.value(), 0, c.valueLength());
     }
 
     /** Moves to the first key at or above ({@code inclusive}) or above {@code k}. */
@@ -155,14 +201,24 @@ final class TreeMapView<K, V> extends AbstractMap<K, V> implements NavigableMap<
         }
     }
 
-    // ------------------------------------------------------------------ Map
+    // ------------------------------------------------------------------ Map: reads
+
+    /** The value of the encoded key {@code k}, whether or not it is in range, or null. */
+    private V valueOf(byte[] k) {
+        UnsafeBuffer value = new UnsafeBuffer(EMPTY);
+        return view.get(typed.tree(), new UnsafeBuffer(k), value) ? values.decode(value, 0, value.capacity()) : null;
+    }
 
     @Override
     public V get(Object key) {
         byte[] k = encode(key);
-        UnsafeBuffer value = new UnsafeBuffer(EMPTY);
-        return inRange(k) && view.get(typed.tree(), new UnsafeBuffer(k), value)
-                ? values.decode(value, 0, value.capacity()) : null;
+        return inRange(k) ? valueOf(k) : null;
+    }
+
+    @Override
+    public V getOrDefault(Object key, V defaultValue) {
+        V v = get(key);
+        return v != null ? v : defaultValue;
     }
 
     @Override
@@ -188,54 +244,289 @@ final class TreeMapView<K, V> extends AbstractMap<K, V> implements NavigableMap<
         return new AbstractSet<>() {
             @Override
             public Iterator<Entry<K, V>> iterator() {
-                return new Iterator<>() {
-                    private final Cursor cursor = view.cursor(typed.tree());
-                    private Entry<K, V> next = start();
-
-                    private Entry<K, V> start() {
-                        if (descending) {
-                            highest(cursor);
-                        } else {
-                            lowest(cursor);
-                        }
-                        return step();
-                    }
-
-                    private Entry<K, V> step() {
-                        Entry<K, V> e = at(cursor);
-                        if (e == null) {
-                            cursor.close();
-                        }
-                        return e;
-                    }
-
-                    @Override
-                    public boolean hasNext() {
-                        return next != null;
-                    }
-
-                    @Override
-                    public Entry<K, V> next() {
-                        Entry<K, V> e = next;
-                        if (e == null) {
-                            throw new NoSuchElementException();
-                        }
-                        if (descending) {
-                            cursor.prev();
-                        } else {
-                            cursor.next();
-                        }
-                        next = step();
-                        return e;
-                    }
-                };
+                return new Entries();
             }
 
             @Override
             public int size() {
                 return TreeMapView.this.size();
             }
+
+            @Override
+            public void clear() {
+                TreeMapView.this.clear();
+            }
         };
+    }
+
+    /**
+     * The entries in the map's order, stepping lazily (see the class comment). Entries it returns
+     * write through {@code setValue}, as a TreeMap's iteration entries do.
+     */
+    private final class Entries implements Iterator<Entry<K, V>> {
+        private final Cursor cursor = view.cursor(typed.tree());
+        private boolean started;
+        private boolean exhausted;
+        /** The entry {@code hasNext()} found, not yet returned. */
+        private Entry<K, V> pending;
+        /** The entry returned last, for {@code remove()}; null after a removal. */
+        private Entry<K, V> last;
+
+        @Override
+        public boolean hasNext() {
+            if (pending != null) {
+                return true;
+            }
+            if (exhausted) {
+                return false;
+            }
+            if (!started) {
+                started = true;
+                if (descending) {
+                    highest(cursor);
+                } else {
+                    lowest(cursor);
+                }
+            } else if (descending) {
+                cursor.prev();
+            } else {
+                cursor.next();
+            }
+            if (onEntryInRange(cursor)) {
+                pending = new ViewEntry(keyAt(cursor), valueAt(cursor));
+                return true;
+            }
+            exhausted = true;
+            cursor.close();
+            return false;
+        }
+
+        @Override
+        public Entry<K, V> next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            last = pending;
+            pending = null;
+            return last;
+        }
+
+        @Override
+        public void remove() {
+            if (last == null) {
+                throw new IllegalStateException("remove() without a next() before it");
+            }
+            WriteTxn tx = txn();
+            tx.delete(typed.tree(), encode(last.getKey()));
+            last = null;
+        }
+    }
+
+    /** An entry of an iteration: {@code setValue} puts the value into the map. */
+    private final class ViewEntry extends SimpleEntry<K, V> {
+        private static final long serialVersionUID = 1L;
+
+        ViewEntry(K key, V value) {
+            super(key, value);
+        }
+
+        @Override
+        public V setValue(V value) {
+            put(getKey(), value);
+            return super.setValue(value);
+        }
+    }
+
+    // ------------------------------------------------------------------ Map: writes
+
+    /**
+     * The encoding of {@code key}, which a put requires to lie within the map's bounds, as TreeMap's
+     * sub-maps do (and, as theirs, the other writes only when they put).
+     */
+    private byte[] encodeInRange(Object key) {
+        byte[] k = encode(key);
+        if (!inRange(k)) {
+            throw new IllegalArgumentException("key out of range");
+        }
+        return k;
+    }
+
+    @Override
+    public V put(K key, V value) {
+        WriteTxn tx = txn();
+        byte[] k = encodeInRange(key);
+        byte[] v = typed.encodeValue(value);
+        V previous = valueOf(k);
+        tx.put(typed.tree(), k, v);
+        return previous;
+    }
+
+    @Override
+    public V remove(Object key) {
+        WriteTxn tx = txn();
+        byte[] k = encode(key);
+        V previous = inRange(k) ? valueOf(k) : null;
+        if (previous != null) {
+            tx.delete(typed.tree(), k);
+        }
+        return previous;
+    }
+
+    @Override
+    public boolean remove(Object key, Object value) {
+        txn();
+        V current = get(key);
+        if (current == null || !current.equals(value)) {
+            return false;
+        }
+        remove(key);
+        return true;
+    }
+
+    @Override
+    public V putIfAbsent(K key, V value) {
+        txn();
+        Objects.requireNonNull(value, "value must not be null");
+        V current = get(key);
+        return current != null ? current : put(key, value);
+    }
+
+    @Override
+    public V replace(K key, V value) {
+        txn();
+        Objects.requireNonNull(value, "value must not be null");
+        return get(key) != null ? put(key, value) : null;
+    }
+
+    @Override
+    public boolean replace(K key, V oldValue, V newValue) {
+        txn();
+        Objects.requireNonNull(newValue, "newValue must not be null");
+        V current = get(key);
+        if (current == null || !current.equals(oldValue)) {
+            return false;
+        }
+        put(key, newValue);
+        return true;
+    }
+
+    @Override
+    public V computeIfAbsent(K key, Function<? super K, ? extends V> mappingFunction) {
+        txn();
+        Objects.requireNonNull(mappingFunction, "mappingFunction must not be null");
+        V current = get(key);
+        if (current != null) {
+            return current;
+        }
+        V computed = mappingFunction.apply(key);
+        if (computed != null) {
+            put(key, computed);
+        }
+        return computed;
+    }
+
+    @Override
+    public V computeIfPresent(K key, BiFunction<? super K, ? super V, ? extends V> remappingFunction) {
+        txn();
+        Objects.requireNonNull(remappingFunction, "remappingFunction must not be null");
+        V current = get(key);
+        return current == null ? null : store(key, current, remappingFunction.apply(key, current));
+    }
+
+    @Override
+    public V compute(K key, BiFunction<? super K, ? super V, ? extends V> remappingFunction) {
+        txn();
+        Objects.requireNonNull(remappingFunction, "remappingFunction must not be null");
+        V current = get(key);
+        return store(key, current, remappingFunction.apply(key, current));
+    }
+
+    @Override
+    public V merge(K key, V value, BiFunction<? super V, ? super V, ? extends V> remappingFunction) {
+        txn();
+        Objects.requireNonNull(value, "value must not be null");
+        Objects.requireNonNull(remappingFunction, "remappingFunction must not be null");
+        V current = get(key);
+        return store(key, current, current == null ? value : remappingFunction.apply(current, value));
+    }
+
+    /** Puts {@code computed} under {@code key}, or deletes the key if it is null; returns it. */
+    private V store(K key, V current, V computed) {
+        if (computed != null) {
+            put(key, computed);
+        } else if (current != null) {
+            remove(key);
+        }
+        return computed;
+    }
+
+    @Override
+    public void replaceAll(BiFunction<? super K, ? super V, ? extends V> function) {
+        txn();
+        Objects.requireNonNull(function, "function must not be null");
+        super.replaceAll(function);
+    }
+
+    @Override
+    public Entry<K, V> pollFirstEntry() {
+        txn();
+        return removed(firstEntry());
+    }
+
+    @Override
+    public Entry<K, V> pollLastEntry() {
+        txn();
+        return removed(lastEntry());
+    }
+
+    private Entry<K, V> removed(Entry<K, V> e) {
+        if (e != null) {
+            remove(e.getKey());
+        }
+        return e;
+    }
+
+    /** Deletes every entry within the bounds: one range delete, whatever their number. */
+    @Override
+    public void clear() {
+        WriteTxn tx = txn();
+        byte[] from = lo;
+        if (lo != null && !loInclusive) {
+            from = successor(lo, tx.store.maxKeySize());
+            if (from == null) {
+                return;
+            }
+        }
+        if (hi == null) {
+            tx.deleteRange(typed.tree(), from, null);
+            return;
+        }
+        int order = from == null ? -1 : Arrays.compareUnsigned(from, hi);
+        if (order < 0) {
+            tx.deleteRange(typed.tree(), from, hi);
+        }
+        if (hiInclusive && order <= 0) {
+            tx.delete(typed.tree(), hi);
+        }
+    }
+
+    /**
+     * The smallest key above {@code k} no longer than {@code maxKeySize}, or null if there is none:
+     * {@code k} with a zero byte appended, or, for a key of the longest length, its last byte that is
+     * not 0xff raised by one and the bytes after it dropped.
+     */
+    static byte[] successor(byte[] k, int maxKeySize) {
+        if (k.length < maxKeySize) {
+            return Arrays.copyOf(k, k.length + 1);
+        }
+        for (int i = k.length - 1; i >= 0; i--) {
+            if (k[i] != (byte) 0xff) {
+                byte[] next = Arrays.copyOf(k, i + 1);
+                next[i]++;
+                return next;
+            }
+        }
+        return null;
     }
 
     // ------------------------------------------------------------------ SortedMap, NavigableMap
@@ -279,22 +570,22 @@ final class TreeMapView<K, V> extends AbstractMap<K, V> implements NavigableMap<
 
     @Override
     public Entry<K, V> ceilingEntry(K key) {
-        return descending ? down(keys.encode(key), true) : up(keys.encode(key), true);
+        return descending ? down(encode(key), true) : up(encode(key), true);
     }
 
     @Override
     public Entry<K, V> higherEntry(K key) {
-        return descending ? down(keys.encode(key), false) : up(keys.encode(key), false);
+        return descending ? down(encode(key), false) : up(encode(key), false);
     }
 
     @Override
     public Entry<K, V> floorEntry(K key) {
-        return descending ? up(keys.encode(key), true) : down(keys.encode(key), true);
+        return descending ? up(encode(key), true) : down(encode(key), true);
     }
 
     @Override
     public Entry<K, V> lowerEntry(K key) {
-        return descending ? up(keys.encode(key), false) : down(keys.encode(key), false);
+        return descending ? up(encode(key), false) : down(encode(key), false);
     }
 
     @Override
@@ -319,12 +610,13 @@ final class TreeMapView<K, V> extends AbstractMap<K, V> implements NavigableMap<
 
     @Override
     public NavigableMap<K, V> descendingMap() {
-        return new TreeMapView<>(view, typed, keys, values, lo, loInclusive, hi, hiInclusive, !descending);
+        return narrowed(lo, loInclusive, hi, hiInclusive, !descending);
     }
 
     @Override
     public NavigableMap<K, V> subMap(K fromKey, boolean fromInclusive, K toKey, boolean toInclusive) {
-        if (comparator().compare(fromKey, toKey) > 0) {
+        if (comparator().compare(Objects.requireNonNull(fromKey, "fromKey must not be null"),
+                Objects.requireNonNull(toKey, "toKey must not be null")) > 0) {
             throw new IllegalArgumentException("fromKey > toKey");
         }
         return descending ? bounded(toKey, toInclusive, fromKey, fromInclusive)
@@ -333,11 +625,13 @@ final class TreeMapView<K, V> extends AbstractMap<K, V> implements NavigableMap<
 
     @Override
     public NavigableMap<K, V> headMap(K toKey, boolean inclusive) {
+        Objects.requireNonNull(toKey, "toKey must not be null");
         return descending ? bounded(toKey, inclusive, null, false) : bounded(null, false, toKey, inclusive);
     }
 
     @Override
     public NavigableMap<K, V> tailMap(K fromKey, boolean inclusive) {
+        Objects.requireNonNull(fromKey, "fromKey must not be null");
         return descending ? bounded(null, false, fromKey, inclusive) : bounded(fromKey, inclusive, null, false);
     }
 
@@ -355,7 +649,7 @@ final class TreeMapView<K, V> extends AbstractMap<K, V> implements NavigableMap<
             h = allowedBound(keys.encode(high), highInclusive);
             hiIncl = highInclusive;
         }
-        return new TreeMapView<>(view, typed, keys, values, l, li, h, hiIncl, descending);
+        return narrowed(l, li, h, hiIncl, descending);
     }
 
     /**
@@ -401,36 +695,7 @@ final class TreeMapView<K, V> extends AbstractMap<K, V> implements NavigableMap<
         return descendingMap().navigableKeySet();
     }
 
-    @Override
-    public Entry<K, V> pollFirstEntry() {
-        throw readOnly();
-    }
-
-    @Override
-    public Entry<K, V> pollLastEntry() {
-        throw readOnly();
-    }
-
-    @Override
-    public V put(K key, V value) {
-        throw readOnly();
-    }
-
-    @Override
-    public V remove(Object key) {
-        throw readOnly();
-    }
-
-    @Override
-    public void clear() {
-        throw readOnly();
-    }
-
-    static UnsupportedOperationException readOnly() {
-        return new UnsupportedOperationException("a map view of a tree is read-only: write through a WriteTxn");
-    }
-
-    /** The keys of a {@link TreeMapView}, navigated through it. */
+    /** The keys of a {@link TreeMapView}, navigated and changed through it. */
     private static final class KeySet<K> extends AbstractSet<K> implements NavigableSet<K> {
         private final NavigableMap<K, ?> map;
 
@@ -451,6 +716,11 @@ final class TreeMapView<K, V> extends AbstractMap<K, V> implements NavigableMap<
                 public K next() {
                     return entries.next().getKey();
                 }
+
+                @Override
+                public void remove() {
+                    entries.remove();
+                }
             };
         }
 
@@ -460,8 +730,23 @@ final class TreeMapView<K, V> extends AbstractMap<K, V> implements NavigableMap<
         }
 
         @Override
+        public boolean isEmpty() {
+            return map.isEmpty();
+        }
+
+        @Override
         public boolean contains(Object o) {
             return map.containsKey(o);
+        }
+
+        @Override
+        public boolean remove(Object o) {
+            return map.remove(o) != null;
+        }
+
+        @Override
+        public void clear() {
+            map.clear();
         }
 
         @Override
@@ -501,12 +786,12 @@ final class TreeMapView<K, V> extends AbstractMap<K, V> implements NavigableMap<
 
         @Override
         public K pollFirst() {
-            throw readOnly();
+            return keyOrNull(map.pollFirstEntry());
         }
 
         @Override
         public K pollLast() {
-            throw readOnly();
+            return keyOrNull(map.pollLastEntry());
         }
 
         @Override

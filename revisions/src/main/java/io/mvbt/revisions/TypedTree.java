@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.mvbt.revisions;
 
-import java.util.AbstractMap;
-import java.util.Iterator;
 import java.util.Map;
-import java.util.NoSuchElementException;
+import java.util.NavigableMap;
 import java.util.Objects;
 
 import org.agrona.concurrent.UnsafeBuffer;
@@ -17,15 +15,24 @@ import org.agrona.concurrent.UnsafeBuffer;
  *
  * <pre>{@code
  * TypedTree<Long, String> users = TypedTree.of(store.tree("users"), Codecs.LONG, Codecs.STRING);
- * try (WriteTxn tx = store.beginWrite()) {
+ * store.update(tx -> {
  *     tx.createTreeIfAbsent(users.tree().name());
  *     users.put(tx, 42L, "alice");
- *     tx.commit();
- * }
- * try (Snapshot s = store.beginRead()) {
- *     String name = users.get(s, 42L);
- * }
+ * });
+ * String name = store.read(s -> users.get(s, 42L));
+ * // A java.util.NavigableMap bound to the transaction, for everyday map operations:
+ * String before = store.write(tx -> users.asMap(tx).put(42L, "bob"));
  * }</pre>
+ *
+ * <p>Keys order as their codecs' encodings (unsigned bytes). Null keys and values are refused with a
+ * {@link NullPointerException} naming the argument; wherever a method takes a range bound, null is
+ * an open bound.
+ *
+ * <p><b>Iterating while writing.</b> A range, cursor or map view read through a {@link WriteTxn}
+ * sees the transaction as it stands at each step, its own writes included: a loop over a range that
+ * puts keys ahead of its position meets them again (and one that always puts a key ahead never
+ * ends). To change a tree by what it held before, read through a {@link Snapshot} opened before the
+ * transaction began, or collect the keys first.
  *
  * @param <K> keys, ordered as their codec's encodings
  * @param <V> values
@@ -38,9 +45,9 @@ public final class TypedTree<K, V> {
     private final Codec<V> values;
 
     private TypedTree(Tree tree, Codec<K> keys, Codec<V> values) {
-        this.tree = Objects.requireNonNull(tree);
-        this.keys = Objects.requireNonNull(keys);
-        this.values = Objects.requireNonNull(values);
+        this.tree = Objects.requireNonNull(tree, "tree must not be null");
+        this.keys = Objects.requireNonNull(keys, "key codec must not be null");
+        this.values = Objects.requireNonNull(values, "value codec must not be null");
     }
 
     public static <K, V> TypedTree<K, V> of(Tree tree, Codec<K> keys, Codec<V> values) {
@@ -52,15 +59,39 @@ public final class TypedTree<K, V> {
         return tree;
     }
 
+    Codec<K> keys() {
+        return keys;
+    }
+
+    Codec<V> values() {
+        return values;
+    }
+
+    /** The encoding of {@code key}, refusing null with a message that names it. */
+    byte[] encodeKey(Object key) {
+        @SuppressWarnings("unchecked")
+        K k = (K) Objects.requireNonNull(key, "key must not be null");
+        return keys.encode(k);
+    }
+
+    byte[] encodeValue(V value) {
+        return values.encode(Objects.requireNonNull(value, "value must not be null"));
+    }
+
+    /** The encoding of a range bound; null (an open bound) stays null. */
+    private byte[] bound(K key) {
+        return key == null ? null : keys.encode(key);
+    }
+
     /** The value of {@code key}, or null. */
     public V get(ReadView view, K key) {
-        UnsafeBuffer k = new UnsafeBuffer(keys.encode(key));
+        UnsafeBuffer k = new UnsafeBuffer(encodeKey(key));
         UnsafeBuffer v = new UnsafeBuffer(EMPTY);
         return view.get(tree, k, v) ? values.decode(v, 0, v.capacity()) : null;
     }
 
     public boolean contains(ReadView view, K key) {
-        return view.contains(tree, keys.encode(key));
+        return view.contains(tree, encodeKey(key));
     }
 
     /** Entries in the tree (O(1)). */
@@ -68,54 +99,61 @@ public final class TypedTree<K, V> {
         return view.count(tree);
     }
 
-    /** Stores {@code value} under {@code key}; returns true if the key is new. */
+    /**
+     * Number of keys below {@code key} ({@code inclusive}: at or below), in O(log n); the index
+     * {@code key} has, or would have, in key order.
+     */
+    public long rank(ReadView view, K key, boolean inclusive) {
+        return view.rank(tree, encodeKey(key), inclusive);
+    }
+
+    /** Number of keys in [from, to), in O(log n); a null bound is open. */
+    public long countRange(ReadView view, K from, K to) {
+        return view.countRange(tree, bound(from), bound(to));
+    }
+
+    /**
+     * Stores {@code value} under {@code key}; returns true if the key is new. One descent: for the
+     * value it replaced, {@code asMap(tx).put(key, value)} (a lookup more).
+     */
     public boolean put(WriteTxn tx, K key, V value) {
-        return tx.put(tree, keys.encode(key), values.encode(value));
+        return tx.put(tree, encodeKey(key), encodeValue(value));
     }
 
     /** Deletes {@code key}; returns true if it was there. */
     public boolean delete(WriteTxn tx, K key) {
-        return tx.delete(tree, keys.encode(key));
+        return tx.delete(tree, encodeKey(key));
     }
 
-    /** Deletes the keys in [from, to) ({@link WriteTxn#deleteRange}); returns how many there were. */
+    /**
+     * Deletes the keys in [from, to) ({@link WriteTxn#deleteRange}), a null bound open; returns how
+     * many there were.
+     */
     public long deleteRange(WriteTxn tx, K from, K to) {
-        return tx.deleteRange(tree, keys.encode(from), keys.encode(to));
+        return tx.deleteRange(tree, bound(from), bound(to));
     }
 
     /**
      * The entries with keys in [from, to), in key order; a null bound is open. Each iteration opens a
-     * cursor on {@code view}; entries are decoded as they are reached.
+     * cursor on {@code view}; entries are decoded as they are reached. In a write transaction the
+     * iteration sees the transaction's own writes as it goes (see the class comment); its
+     * iterator's {@code remove()} deletes the entry it returned last.
      */
     public Iterable<Map.Entry<K, V>> range(ReadView view, K from, K to) {
-        byte[] low = from == null ? null : keys.encode(from);
-        byte[] high = to == null ? null : keys.encode(to);
-        return () -> new Iterator<>() {
-            private final Cursor cursor = view.cursor(tree);
-            private boolean positioned = low == null ? cursor.first() : cursor.seek(low);
+        return TreeMapView.of(view, this).within(bound(from), bound(to), false).entrySet();
+    }
 
-            @Override
-            public boolean hasNext() {
-                if (positioned && high != null && cursor.compareKey(high) >= 0) {
-                    positioned = false;
-                }
-                if (!positioned) {
-                    cursor.close();
-                }
-                return positioned;
-            }
+    /** {@link #range} from the last key below {@code to} down to {@code from}: [from, to) in descending order. */
+    public Iterable<Map.Entry<K, V>> rangeDescending(ReadView view, K from, K to) {
+        return TreeMapView.of(view, this).within(bound(from), bound(to), true).entrySet();
+    }
 
-            @Override
-            public Map.Entry<K, V> next() {
-                if (!hasNext()) {
-                    throw new NoSuchElementException();
-                }
-                K k = keys.decode(cursor.key(), 0, cursor.keyLength());
-                V v = values.decode(cursor.value(), 0, cursor.valueLength());
-                positioned = cursor.next();
-                return new AbstractMap.SimpleImmutableEntry<>(k, v);
-            }
-        };
+    /**
+     * A cursor over the tree in {@code view}, moving both ways and decoding keys and values; close it
+     * (or its view) when done.
+     */
+    public TypedCursor<K, V> cursor(ReadView view) {
+        return new TypedCursor<>(view.cursor(tree), this);
     }
 
     /**
@@ -124,10 +162,27 @@ public final class TypedTree<K, V> {
      * or {@code NavigableMap}: sub-, head-, tail- and descending maps, navigation and streams, in
      * the order of the keys' encodings. {@code size()} is O(log n) from the counted tree; each
      * lookup or navigation is one descent. Valid while the view is open; changes throw
-     * {@link UnsupportedOperationException}.
+     * {@link UnsupportedOperationException} (a map that writes: {@link #asMap(WriteTxn)}).
      */
-    public java.util.NavigableMap<K, V> asMap(ReadView view) {
-        return new TreeMapView<>(view, this, keys, values, null, false, null, false, false);
+    public NavigableMap<K, V> asMap(ReadView view) {
+        return TreeMapView.of(view, this);
     }
 
+    /**
+     * The tree in {@code tx} as a {@link NavigableMap} that writes through the transaction: {@code put}
+     * returns the value it replaced; {@code putIfAbsent}, {@code replace}, {@code compute},
+     * {@code computeIfAbsent}, {@code computeIfPresent}, {@code merge}, {@code remove(key, value)},
+     * {@code pollFirstEntry} and iterator {@code remove()} work as a {@link java.util.TreeMap}'s
+     * do; {@code clear()} of the map or of a sub-, head- or tail-map is one range delete
+     * ({@link WriteTxn#deleteRange}), whatever the entries. A sub-map refuses keys outside its
+     * range as TreeMap's does. Null keys and values throw {@link NullPointerException}, as in a
+     * TreeMap with natural ordering.
+     *
+     * <p>Changes reach readers when {@code tx} commits; the map is valid until it ends. Iterations
+     * see the transaction as it stands at each step (see the class comment): a loop that puts keys
+     * ahead of itself meets them.
+     */
+    public NavigableMap<K, V> asMap(WriteTxn tx) {
+        return TreeMapView.writable(tx, this);
+    }
 }

@@ -80,6 +80,7 @@ abstract class View implements ReadView {
 
     @Override
     public byte[] get(Tree tree, byte[] key) {
+        java.util.Objects.requireNonNull(key, "key must not be null");
         long entry = find(tree, key, BYTE_BASE, key.length);
         if (entry == 0) {
             return null;
@@ -127,6 +128,7 @@ abstract class View implements ReadView {
 
     @Override
     public boolean contains(Tree tree, byte[] key) {
+        java.util.Objects.requireNonNull(key, "key must not be null");
         return find(tree, key, BYTE_BASE, key.length) != 0;
     }
 
@@ -154,6 +156,7 @@ abstract class View implements ReadView {
 
     @Override
     public long rank(Tree tree, byte[] key, boolean inclusive) {
+        java.util.Objects.requireNonNull(key, "key must not be null");
         checkUsable();
         checkKey(key.length);
         return TreeReader.rank(reader(), existingRoot(tree), key, BYTE_BASE, key.length, inclusive);
@@ -161,7 +164,8 @@ abstract class View implements ReadView {
 
     @Override
     public long countRange(Tree tree, byte[] from, byte[] to) {
-        return Math.max(0, rank(tree, to, false) - rank(tree, from, false));
+        long below = to == null ? count(tree) : rank(tree, to, false);
+        return Math.max(0, below - (from == null ? 0 : rank(tree, from, false)));
     }
 
     @Override

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 
 import org.agrona.DirectBuffer;
 
@@ -347,12 +348,20 @@ public final class WriteTxn extends View implements AutoCloseable {
 
     /**
      * Deletes every key in [from, to) and returns how many there were; {@code from == to} deletes
-     * nothing. The work is proportional to the tree's depth and the two boundary pages, not to the
-     * keys deleted: whole subtrees in between are cut off and their pages freed over the following
-     * commits. Afterwards reads cost what they cost on a tree that never held the keys.
+     * nothing, and a null bound is open ({@code deleteRange(tree, from, null)} deletes {@code from}
+     * and every key after it). The work is proportional to the tree's depth and the two boundary
+     * pages, not to the keys deleted: whole subtrees in between are cut off and their pages freed
+     * over the following commits. Afterwards reads cost what they cost on a tree that never held the
+     * keys.
      */
     public long deleteRange(Tree tree, byte[] from, byte[] to) {
         checkUsable();
+        if (from == null) {
+            from = NO_KEY;
+        }
+        if (to == null) {
+            return deleteFrom(tree, from);
+        }
         checkKey(from.length);
         checkKey(to.length);
         int order = Keys.compare(from, to);
@@ -378,6 +387,21 @@ public final class WriteTxn extends View implements AutoCloseable {
         } catch (Error e) {
             throw poisoned(e);
         }
+    }
+
+    /** The smallest key there can be: the start of a range open below. */
+    private static final byte[] NO_KEY = new byte[0];
+
+    /** Deletes {@code from} and every key after it: up to the last key, and that key. */
+    private long deleteFrom(Tree tree, byte[] from) {
+        checkKey(from.length);
+        TreeCursor c = scratch.probe.reset(pages, existing(tree).root);
+        if (!c.last() || Keys.compare(null, c.keyAddress(), c.keyLength(), from, BYTE_BASE, from.length) < 0) {
+            return 0;
+        }
+        byte[] last = new byte[c.keyLength()];
+        c.key().getBytes(0, last);
+        return deleteRange(tree, from, last) + (delete(tree, last) ? 1 : 0);
     }
 
     /**
@@ -417,6 +441,8 @@ public final class WriteTxn extends View implements AutoCloseable {
 
     /** Stores {@code value} under {@code key}, replacing any value; returns true if the key is new. */
     public boolean put(Tree tree, byte[] key, byte[] value) {
+        Objects.requireNonNull(key, "key must not be null");
+        Objects.requireNonNull(value, "value must not be null");
         return put(tree, key, BYTE_BASE, key.length, value, BYTE_BASE, value.length);
     }
 
@@ -457,6 +483,7 @@ public final class WriteTxn extends View implements AutoCloseable {
 
     /** Deletes {@code key}; returns true if it was there. */
     public boolean delete(Tree tree, byte[] key) {
+        Objects.requireNonNull(key, "key must not be null");
         return delete(tree, key, BYTE_BASE, key.length);
     }
 
