@@ -22,6 +22,11 @@ import io.mvbt.revisions.Tree;
  * }</pre>
  *
  * Bounds compare as unsigned bytes. A bound of null is open.
+ *
+ * <p>Over a write transaction, an iteration reads the transaction as it stands at each step: it
+ * meets keys the transaction puts ahead of its position, so a loop that always puts a key ahead
+ * never ends. To change a tree by what it held, iterate a snapshot opened before the transaction
+ * began, or collect the keys first.
  */
 public final class Range implements Iterable<KeyValue> {
     private final ReadView view;

@@ -40,6 +40,8 @@ class ReadmeExampleTest {
                 users.put(tx, "bob", "staff");
                 tx.commit();                                    // one new revision, all or nothing
             }
+            String before = store.write(tx -> users.asMap(tx).put("alice", "owner"));  // commits, or aborts if it throws
+            out.println(before);                                                       // admin
             try (Snapshot snapshot = store.beginRead()) {       // a stable view of the newest revision
                 try (WriteTxn tx = store.beginWrite()) {        // the writer goes on meanwhile
                     users.delete(tx, "bob");
@@ -61,7 +63,7 @@ class ReadmeExampleTest {
     void exampleRunsAsTheReadmeSays() {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         example(dir, new PrintStream(bytes, true, StandardCharsets.UTF_8));
-        assertEquals(List.of("staff", "alice", "bob", "1"), bytes.toString(StandardCharsets.UTF_8).lines().toList());
+        assertEquals(List.of("admin", "staff", "alice", "bob", "1"), bytes.toString(StandardCharsets.UTF_8).lines().toList());
     }
 
     @Test

@@ -58,7 +58,11 @@ public interface ReadView {
     /** Number of keys in [from, to), in O(log n); a null bound is open. */
     long countRange(Tree tree, byte[] from, byte[] to);
 
-    /** A cursor over the tree; close it (or its view) when done. */
+    /**
+     * A cursor over the tree; close it (or its view) when done. A cursor of a write transaction sees
+     * the transaction's writes as it moves: iterating with it while putting keys ahead of it meets
+     * them (see {@link Cursor}).
+     */
     Cursor cursor(Tree tree);
 
     /** Statistics of one tree; walks its pages to count them and measure fill (O(pages)). */
