@@ -368,6 +368,11 @@ final class MetaPage {
         if (fileSize <= UNFINISHED_CREATION_BYTES && allZero(channel, fileSize)) {
             return 0;
         }
+        if (fileSize < MAGIC_OFFSET + 8) {
+            // Too short to hold the magic, so it cannot tell: a store cut to a few bytes is damage.
+            throw new CorruptionException(-1, "store file " + path + " holds " + fileSize + " bytes, too few for a meta"
+                    + " page: a store cut short, or not a store; nothing was written to it");
+        }
         throw noValidMeta("store file " + path, path.toString(), fileSize + " bytes", anyMagic(channel),
                 allZero(channel, Math.min(fileSize, (long) PageStore.META_SLOTS * PageStore.MIN_PAGE_SIZE)));
     }

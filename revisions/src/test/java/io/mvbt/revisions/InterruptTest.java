@@ -14,7 +14,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.mvbt.CorruptionException;
+import io.mvbt.NotAStoreException;
 import io.mvbt.StoreFailedException;
 import io.mvbt.pagestore.local.LockFile;
 
@@ -116,8 +116,8 @@ class InterruptTest {
     void aFailedOpenOfAFileThatIsNotAStoreLeavesNoLockFile() throws Exception {
         Path path = dir.resolve("notes.txt");
         Files.writeString(path, "not a store, and never to be one");
-        assertThrows(CorruptionException.class, () -> Store.open(path));
-        assertThrows(CorruptionException.class, () -> Store.openReadOnly(path));
+        assertThrows(NotAStoreException.class, () -> Store.open(path));
+        assertThrows(NotAStoreException.class, () -> Store.openReadOnly(path));
         assertFalse(Files.exists(LockFile.lockPathOf(path)), "lock file left behind");
         assertEquals("not a store, and never to be one", Files.readString(path));
     }

@@ -47,6 +47,17 @@ class OpenMessagesTest {
     }
 
     @Test
+    void aFileTooShortForTheMagicCannotBeToldFromAStoreCutShort() throws IOException {
+        Path path = dir.resolve("store");
+        createStore(path);
+        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.WRITE)) {
+            ch.truncate(MetaPage.MAGIC_OFFSET + 7);
+        }
+        CorruptionException e = assertThrows(CorruptionException.class, () -> Store.open(path).close());
+        assertTrue(e.getMessage().contains("too few for a meta page"), e.getMessage());
+    }
+
+    @Test
     void aStoreWhoseMetaPagesAreDamagedIsCalledDamagedNotAStranger() throws IOException {
         Path path = dir.resolve("store");
         createStore(path);
