@@ -14,6 +14,7 @@ import picocli.CommandLine.ScopeType;
 import picocli.CommandLine;
 
 import io.mvbt.CorruptionException;
+import io.mvbt.NotAStoreException;
 import io.mvbt.ShadowDirectoryMissingException;
 import io.mvbt.StoreLockedException;
 import io.mvbt.UnsupportedFormatException;
@@ -82,7 +83,7 @@ public final class Main implements Callable<Integer> {
         if (e instanceof CorruptionException) {
             return ExitCodes.DAMAGED;
         }
-        if (e instanceof StoreLockedException || e instanceof ShadowDirectoryMissingException
+        if (e instanceof NotAStoreException || e instanceof StoreLockedException || e instanceof ShadowDirectoryMissingException
                 || e instanceof UnsupportedFormatException) {
             return ExitCodes.CANNOT_OPEN;
         }

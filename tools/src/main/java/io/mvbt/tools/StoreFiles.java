@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 import io.mvbt.CorruptionException;
+import io.mvbt.NotAStoreException;
 import io.mvbt.StorageException;
 import io.mvbt.StoreLockedException;
 import io.mvbt.WriterByAnotherNameException;
@@ -67,7 +68,7 @@ final class StoreFiles {
         requireStore(path, null);
         try {
             return Store.openReadOnly(path, options());
-        } catch (CorruptionException e) {
+        } catch (NotAStoreException | CorruptionException e) {
             throw new CommandException(ExitCodes.CANNOT_OPEN, "cannot open " + path + ": " + e.getMessage());
         } catch (StorageException e) {
             throw new CommandException(ExitCodes.CANNOT_OPEN, e.getMessage());
