@@ -44,6 +44,8 @@ public final class BulkLoad implements AutoCloseable {
             }
         } catch (RuntimeException e) {
             throw txn.poisoned(e);
+        } finally {
+            txn.done();
         }
     }
 
@@ -62,15 +64,22 @@ public final class BulkLoad implements AutoCloseable {
         } finally {
             Reference.reachabilityFence(key);
             Reference.reachabilityFence(value);
+            txn.done();
         }
     }
 
+    /** Begins an operation of the transaction ({@link View#checkUsable}); the caller runs {@link View#done}. */
     private void check(int keyLength) {
         if (finished) {
             throw new ClosedException("bulk load into '" + tree.name() + "' has ended");
         }
         txn.checkUsable();
-        txn.checkKey(keyLength);
+        try {
+            txn.checkKey(keyLength);
+        } catch (RuntimeException e) {
+            txn.done();
+            throw e;
+        }
     }
 
     /** Entries added so far. */
@@ -81,10 +90,19 @@ public final class BulkLoad implements AutoCloseable {
     /** Ends the load; the tree shows the entries to the rest of the transaction. */
     @Override
     public void close() {
-        if (!finished) {
-            finished = true;
+        if (finished) {
+            return;
+        }
+        finished = true;
+        // A transaction that ended (a close of the store aborted it, say) has dropped the load's pages.
+        if (!txn.tryEnter()) {
+            return;
+        }
+        try {
             loader.finish();
             txn.loadEnded(this);
+        } finally {
+            txn.done();
         }
     }
 }

@@ -65,11 +65,24 @@ public final class Cursor implements AutoCloseable {
         }
     }
 
+    /**
+     * Begins an operation of the cursor on its view ({@link View#checkUsable}); the caller ends it
+     * with {@link View#done} in a {@code finally}.
+     */
     private void ready() {
         if (closed) {
             throw new ClosedException("cursor over '" + tree.name() + "' is closed");
         }
         view.checkUsable();
+        try {
+            findAgainIfStale();
+        } catch (RuntimeException | Error e) {
+            view.done();
+            throw e;
+        }
+    }
+
+    private void findAgainIfStale() {
         if (stale) {
             stale = false;
             cursor.reset(view.reader(), view.existingRoot(tree));
@@ -97,38 +110,62 @@ public final class Cursor implements AutoCloseable {
 
     public boolean first() {
         ready();
-        return landed(cursor.first());
+        try {
+            return landed(cursor.first());
+        } finally {
+            view.done();
+        }
     }
 
     public boolean last() {
         ready();
-        return landed(cursor.last());
+        try {
+            return landed(cursor.last());
+        } finally {
+            view.done();
+        }
     }
 
     /** Moves to the first key {@code >= key}. */
     public boolean seek(byte[] key) {
         ready();
-        view.checkKey(key.length);
-        return landed(cursor.seek(key, View.BYTE_BASE, key.length));
+        try {
+            view.checkKey(key.length);
+            return landed(cursor.seek(key, View.BYTE_BASE, key.length));
+        } finally {
+            view.done();
+        }
     }
 
     public boolean seek(DirectBuffer key) {
         ready();
-        view.checkKey(key.capacity());
-        return landed(cursor.seek(key, 0, key.capacity()));
+        try {
+            view.checkKey(key.capacity());
+            return landed(cursor.seek(key, 0, key.capacity()));
+        } finally {
+            view.done();
+        }
     }
 
     /** Moves to the last key {@code <= key}. */
     public boolean seekFloor(byte[] key) {
         ready();
-        view.checkKey(key.length);
-        return landed(cursor.seekFloor(key, View.BYTE_BASE, key.length));
+        try {
+            view.checkKey(key.length);
+            return landed(cursor.seekFloor(key, View.BYTE_BASE, key.length));
+        } finally {
+            view.done();
+        }
     }
 
     public boolean seekFloor(DirectBuffer key) {
         ready();
-        view.checkKey(key.capacity());
-        return landed(cursor.seekFloor(key, 0, key.capacity()));
+        try {
+            view.checkKey(key.capacity());
+            return landed(cursor.seekFloor(key, 0, key.capacity()));
+        } finally {
+            view.done();
+        }
     }
 
     /**
@@ -137,13 +174,22 @@ public final class Cursor implements AutoCloseable {
      */
     public boolean seekPosition(long position) {
         ready();
-        return landed(cursor.seekPosition(position));
+        try {
+            return landed(cursor.seekPosition(position));
+        } finally {
+            view.done();
+        }
     }
 
     /** Index of the current entry in the tree (0-based, in key order), in O(log n). */
     public long position() {
-        checkOnEntry();
-        return cursor.position();
+        ready();
+        try {
+            checkOnEntry();
+            return cursor.position();
+        } finally {
+            view.done();
+        }
     }
 
     /** Moves {@code entries} forward (or back, if negative) in O(log n); false if that leaves the tree. */
@@ -154,28 +200,40 @@ public final class Cursor implements AutoCloseable {
 
     public boolean next() {
         ready();
-        if (between) {
-            return landed(cursor.isPositioned());
+        try {
+            if (between) {
+                return landed(cursor.isPositioned());
+            }
+            return landed(cursor.next());
+        } finally {
+            view.done();
         }
-        return landed(cursor.next());
     }
 
     public boolean prev() {
         ready();
-        if (between) {
-            return landed(cursor.isPositioned() ? cursor.prev() : cursor.last());
+        try {
+            if (between) {
+                return landed(cursor.isPositioned() ? cursor.prev() : cursor.last());
+            }
+            return landed(cursor.prev());
+        } finally {
+            view.done();
         }
-        return landed(cursor.prev());
     }
 
     /** Whether the cursor stands on an entry. */
     public boolean isPositioned() {
         ready();
-        return cursor.isPositioned() && !between;
+        try {
+            return cursor.isPositioned() && !between;
+        } finally {
+            view.done();
+        }
     }
 
+    /** Between {@link #ready()} and {@link View#done()}. */
     private void checkOnEntry() {
-        ready();
         if (between) {
             throw new IllegalStateException("the cursor's entry was deleted; move the cursor first");
         }
@@ -190,47 +248,82 @@ public final class Cursor implements AutoCloseable {
      * view read after that throws {@link IndexOutOfBoundsException}.
      */
     public DirectBuffer key() {
-        checkOnEntry();
-        return lent.lend(cursor.key());
+        ready();
+        try {
+            checkOnEntry();
+            return lent.lend(cursor.key());
+        } finally {
+            view.done();
+        }
     }
 
     /** The current value, as a view valid as long as {@link #key()}'s. */
     public DirectBuffer value() {
-        checkOnEntry();
-        return lent.lend(cursor.value());
+        ready();
+        try {
+            checkOnEntry();
+            return lent.lend(cursor.value());
+        } finally {
+            view.done();
+        }
     }
 
     /** Unsigned order of the current key against {@code key}, read in page memory (nothing allocated). */
     int compareKey(byte[] key) {
-        checkOnEntry();
-        DirectBuffer k = cursor.key();
-        return Keys.compare(k.byteArray(), k.addressOffset(), k.capacity(), key, View.BYTE_BASE, key.length);
+        ready();
+        try {
+            checkOnEntry();
+            DirectBuffer k = cursor.key();
+            return Keys.compare(k.byteArray(), k.addressOffset(), k.capacity(), key, View.BYTE_BASE, key.length);
+        } finally {
+            view.done();
+        }
     }
 
     public byte[] keyBytes() {
-        checkOnEntry();
-        DirectBuffer key = cursor.key();
-        byte[] out = new byte[key.capacity()];
-        key.getBytes(0, out);
-        return out;
+        ready();
+        try {
+            checkOnEntry();
+            DirectBuffer key = cursor.key();
+            byte[] out = new byte[key.capacity()];
+            key.getBytes(0, out);
+            return out;
+        } finally {
+            view.done();
+        }
     }
 
     public byte[] valueBytes() {
-        checkOnEntry();
-        DirectBuffer value = cursor.value();
-        byte[] out = new byte[value.capacity()];
-        value.getBytes(0, out);
-        return out;
+        ready();
+        try {
+            checkOnEntry();
+            DirectBuffer value = cursor.value();
+            byte[] out = new byte[value.capacity()];
+            value.getBytes(0, out);
+            return out;
+        } finally {
+            view.done();
+        }
     }
 
     public int keyLength() {
-        checkOnEntry();
-        return cursor.keyLength();
+        ready();
+        try {
+            checkOnEntry();
+            return cursor.keyLength();
+        } finally {
+            view.done();
+        }
     }
 
     public int valueLength() {
-        checkOnEntry();
-        return cursor.valueLength();
+        ready();
+        try {
+            checkOnEntry();
+            return cursor.valueLength();
+        } finally {
+            view.done();
+        }
     }
 
     @Override

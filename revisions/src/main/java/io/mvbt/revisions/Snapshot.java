@@ -64,6 +64,16 @@ public final class Snapshot extends View implements AutoCloseable {
     }
 
     @Override
+    void done() {
+        // The page reads above must not move past the check; a volatile read alone would let them.
+        VarHandle.acquireFence();
+        if (closed || store.isClosed()) {
+            throw new ClosedException("snapshot of revision " + revision.revision + " is closed, or its store "
+                    + store.describe() + " closed during the read");
+        }
+    }
+
+    @Override
     TreeRoot rootOf(Tree tree) {
         return store.rootOf(revision, tree);
     }
@@ -81,7 +91,11 @@ public final class Snapshot extends View implements AutoCloseable {
     @Override
     public Cursor cursor(Tree tree) {
         checkUsable();
-        return new Cursor(this, tree, null);
+        try {
+            return new Cursor(this, tree, null);
+        } finally {
+            done();
+        }
     }
 
     public boolean isClosed() {

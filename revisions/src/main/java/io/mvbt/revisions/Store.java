@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntSupplier;
 import java.util.function.LongConsumer;
 
@@ -80,6 +81,8 @@ public final class Store implements AutoCloseable {
     private final WriterPermit writer;
     /** The turn of the open write transaction (writers that take turns), else {@link Peers#NO_TURN}. */
     private Peers.Turn turn = Peers.NO_TURN;
+    /** The write transaction begun and not yet ended, which a close aborts; else null. */
+    private volatile WriteTxn openWrite;
     private final ConcurrentHashMap<String, Tree> trees = new ConcurrentHashMap<>();
     private final AtomicInteger treeIds = new AtomicInteger();
     /** The internal tree listing detached subtrees not yet freed. */
@@ -692,7 +695,8 @@ public final class Store implements AutoCloseable {
             peers.cleanStep();
             checkSlowReaders();
             turn = taken;
-            return new WriteTxn(this, latest(), txnPages, editor, txnScratch, committer, this::endWrite);
+            openWrite = new WriteTxn(this, latest(), txnPages, editor, txnScratch, committer, this::endWrite);
+            return openWrite;
         } catch (RuntimeException | Error e) {
             taken.close();
             writer.release();
@@ -785,6 +789,7 @@ public final class Store implements AutoCloseable {
 
     /** The write transaction ended: its turn and the writer permit go back. */
     private void endWrite() {
+        openWrite = null;
         Peers.Turn ending = turn;
         turn = Peers.NO_TURN;
         ending.close();
@@ -851,6 +856,10 @@ public final class Store implements AutoCloseable {
     }
 
     // ------------------------------------------------------------------ state
+
+    boolean isClosed() {
+        return closed;
+    }
 
     void checkOpen() {
         if (closed) {
@@ -1007,8 +1016,29 @@ public final class Store implements AutoCloseable {
     }
 
     /**
-     * Closes the store: waits for the write transaction to end, makes every commit durable, gives
-     * the free tail of the file back, and releases the file. Snapshots still open fail on next use.
+     * Closes the store; after it returns (or throws) the store holds no lock and no file, and accepts
+     * nothing: every method of it and of what it opened fails with {@link ClosedException}, and
+     * another process may open the file for writing.
+     *
+     * <ul>
+     * <li>A write transaction still open, in this thread or another, is aborted and nothing it wrote
+     * is kept: the close waits only for the one operation it may be running in another thread (a
+     * put, a commit) to end; its owner's next call then fails with {@link ClosedException}, its
+     * {@code commit} can no longer succeed, and its {@code close}/{@code abort} does nothing. A sync,
+     * check or compaction running in another thread is waited for.
+     * <li>Then every commit is made durable, the free tail of the file goes back, and the file and
+     * its locks are released.
+     * <li>Snapshots and cursors still open, in any thread, fail on their next use with
+     * {@link ClosedException}; a read running at the moment of the close either completes before
+     * the close released its revision or fails with {@link ClosedException}, never with another
+     * revision's data. Their {@code close} does nothing more.
+     * <li>Views of page memory lent before the close ({@link ReadView#get(Tree, org.agrona.DirectBuffer,
+     * org.agrona.concurrent.UnsafeBuffer)}, {@link Cursor#key()}) stop being valid, as at their lender's
+     * close: the memory stays mapped while they can reach it, but another process may write there.
+     * </ul>
+     *
+     * No memory is unmapped by hand: a mapping goes when the garbage collector finds it unreachable,
+     * so a thread still in a read can never touch unmapped memory, and reads pay nothing for it.
      */
     @Override
     public void close() {
@@ -1019,7 +1049,12 @@ public final class Store implements AutoCloseable {
         // the interrupt is set aside until it has, and restored then.
         boolean interrupted = Thread.interrupted();
         try {
-            awaitWriterForClose();
+            takeWriterForClose();
+            if (closed) {
+                // Another close ran meanwhile, and gave the permit back at its end.
+                writer.release();
+                return;
+            }
             closeHoldingWriter();
         } finally {
             if (interrupted || Thread.interrupted()) {
@@ -1028,26 +1063,22 @@ public final class Store implements AutoCloseable {
         }
     }
 
-    /** Waits up to the write timeout for the write transaction to end; interrupts do not cut it short. */
-    private void awaitWriterForClose() {
-        long deadline = System.nanoTime() + options.writeTimeout().toNanos();
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    if (writer.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
-                        return;
-                    }
-                    throw new WriteTimeoutException("close waited " + options.writeTimeout()
-                            + " for the write transaction to end");
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
+    /**
+     * Takes the writer permit for the close: an open write transaction is aborted (once the
+     * operation it runs has ended) and its hold passes to the close; anything else that holds the
+     * permit (a sync, a check, a beginWrite on its way) ends by itself and is waited for.
+     */
+    private void takeWriterForClose() {
+        while (!writer.tryAcquire()) {
+            WriteTxn open = openWrite;
+            if (open != null && open.abortForClose()) {
+                openWrite = null;
+                Peers.Turn ending = turn;
+                turn = Peers.NO_TURN;
+                ending.close();
+                return;
             }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+            LockSupport.parkNanos(1_000_000);
         }
     }
 

@@ -31,8 +31,19 @@ abstract class View implements ReadView {
         this.lent = LentViews.of(store.options().checked());
     }
 
-    /** Throws {@link ClosedException} if the view (or its store) may no longer be used. */
+    /**
+     * Begins an operation on the view: throws {@link ClosedException} if the view (or its store) may
+     * no longer be used. Every call is paired with a {@link #done()} once the operation has read what
+     * it reads (in a {@code finally}); a write transaction's operation holds its {@link TxnGate} in between.
+     */
     abstract void checkUsable();
+
+    /**
+     * Ends an operation begun by {@link #checkUsable()}. A snapshot checks again that neither it nor
+     * its store closed meanwhile: a close releases the snapshot's revision, so pages read after it may
+     * hold another revision's data (another process may open the store and reuse them).
+     */
+    abstract void done();
 
     /** The root of {@code tree} in this view, or {@link Revision#ABSENT}. */
     abstract TreeRoot rootOf(Tree tree);
@@ -62,17 +73,25 @@ abstract class View implements ReadView {
     @Override
     public boolean hasTree(Tree tree) {
         checkUsable();
-        return rootOf(tree) != Revision.ABSENT;
+        try {
+            return rootOf(tree) != Revision.ABSENT;
+        } finally {
+            done();
+        }
     }
 
     @Override
     public List<String> treeNames() {
         checkUsable();
-        return Catalog.names(reader(), catalog());
+        try {
+            return Catalog.names(reader(), catalog());
+        } finally {
+            done();
+        }
     }
 
+    /** The entry of the key, or 0; between {@link #checkUsable()} and {@link #done()}, which the caller runs. */
     private long find(Tree tree, Object keyBase, long keyOff, int keyLen) {
-        checkUsable();
         checkKey(keyLen);
         TreeRoot root = existingRoot(tree);
         return TreeReader.findEntry(reader(), root.page, root.revision, root.depth, keyBase, keyOff, keyLen);
@@ -81,23 +100,37 @@ abstract class View implements ReadView {
     @Override
     public byte[] get(Tree tree, byte[] key) {
         java.util.Objects.requireNonNull(key, "key must not be null");
-        long entry = find(tree, key, BYTE_BASE, key.length);
-        if (entry == 0) {
-            return null;
+        checkUsable();
+        try {
+            long entry = find(tree, key, BYTE_BASE, key.length);
+            if (entry == 0) {
+                return null;
+            }
+            int length = TreeReader.valueLength(entry);
+            byte[] value = new byte[length];
+            long at = TreeReader.valueAddress(entry);
+            if (TreeReader.isOverflow(entry)) {
+                Overflow.read(reader(), UNSAFE.getLong(at), UNSAFE.getLong(at + 8), length, value, BYTE_BASE);
+            } else {
+                UNSAFE.copyMemory(null, at, value, BYTE_BASE, length);
+            }
+            return value;
+        } finally {
+            done();
         }
-        int length = TreeReader.valueLength(entry);
-        byte[] value = new byte[length];
-        long at = TreeReader.valueAddress(entry);
-        if (TreeReader.isOverflow(entry)) {
-            Overflow.read(reader(), UNSAFE.getLong(at), UNSAFE.getLong(at + 8), length, value, BYTE_BASE);
-        } else {
-            UNSAFE.copyMemory(null, at, value, BYTE_BASE, length);
-        }
-        return value;
     }
 
     @Override
     public boolean get(Tree tree, DirectBuffer key, UnsafeBuffer value) {
+        checkUsable();
+        try {
+            return lendValue(tree, key, value);
+        } finally {
+            done();
+        }
+    }
+
+    private boolean lendValue(Tree tree, DirectBuffer key, UnsafeBuffer value) {
         long entry;
         try {
             entry = find(tree, key.byteArray(), key.addressOffset(), key.capacity());
@@ -129,37 +162,56 @@ abstract class View implements ReadView {
     @Override
     public boolean contains(Tree tree, byte[] key) {
         java.util.Objects.requireNonNull(key, "key must not be null");
-        return find(tree, key, BYTE_BASE, key.length) != 0;
+        checkUsable();
+        try {
+            return find(tree, key, BYTE_BASE, key.length) != 0;
+        } finally {
+            done();
+        }
     }
 
     @Override
     public boolean contains(Tree tree, DirectBuffer key) {
+        checkUsable();
         try {
             return find(tree, key.byteArray(), key.addressOffset(), key.capacity()) != 0;
         } finally {
             Reference.reachabilityFence(key);
+            done();
         }
     }
 
     @Override
     public long count(Tree tree) {
         checkUsable();
-        return existingRoot(tree).entries;
+        try {
+            return existingRoot(tree).entries;
+        } finally {
+            done();
+        }
     }
 
     @Override
     public long treeVersion(Tree tree) {
         checkUsable();
-        TreeRoot root = existingRoot(tree);
-        return root.isEmpty() ? 0 : root.revision;
+        try {
+            TreeRoot root = existingRoot(tree);
+            return root.isEmpty() ? 0 : root.revision;
+        } finally {
+            done();
+        }
     }
 
     @Override
     public long rank(Tree tree, byte[] key, boolean inclusive) {
         java.util.Objects.requireNonNull(key, "key must not be null");
         checkUsable();
-        checkKey(key.length);
-        return TreeReader.rank(reader(), existingRoot(tree), key, BYTE_BASE, key.length, inclusive);
+        try {
+            checkKey(key.length);
+            return TreeReader.rank(reader(), existingRoot(tree), key, BYTE_BASE, key.length, inclusive);
+        } finally {
+            done();
+        }
     }
 
     @Override
@@ -171,6 +223,14 @@ abstract class View implements ReadView {
     @Override
     public TreeStats treeStats(Tree tree) {
         checkUsable();
+        try {
+            return walkStats(tree);
+        } finally {
+            done();
+        }
+    }
+
+    private TreeStats walkStats(Tree tree) {
         TreeRoot root = existingRoot(tree);
         int pageSize = store.limits().pageSize;
         // used bytes of leaves, leaves, branches, overflow pages

@@ -49,6 +49,8 @@ public final class WriteTxn extends View implements AutoCloseable {
     private final RedoRecord redo;
     private RuntimeException poisoned;
     private boolean finished;
+    /** Lets one operation run at a time, and a close take the transaction between two. */
+    private final TxnGate gate = new TxnGate();
 
     /** The transaction's view of one tree; owned by the store and reused by later transactions. */
     static final class TreeState {
@@ -115,10 +117,28 @@ public final class WriteTxn extends View implements AutoCloseable {
 
     @Override
     void checkUsable() {
-        if (finished) {
+        TxnGate.Refusal refused = gate.enter();
+        if (refused == TxnGate.Refusal.REVOKED) {
+            throw new ClosedException("write transaction of revision " + revision + " was aborted: store "
+                    + store.describe() + " was closed");
+        }
+        if (refused != null) {
             throw new ClosedException("write transaction of revision " + revision + " has ended");
         }
-        store.checkOpen();
+        if (store.isClosed()) {
+            gate.exit(finished);
+            store.checkOpen();
+        }
+    }
+
+    @Override
+    void done() {
+        gate.exit(finished);
+    }
+
+    /** Begins an operation that ends quietly if the transaction has ended ({@link #done()} only if true). */
+    boolean tryEnter() {
+        return gate.enter() == null;
     }
 
     @Override
@@ -181,17 +201,21 @@ public final class WriteTxn extends View implements AutoCloseable {
      */
     public BulkLoad bulkLoad(Tree tree, double fill) {
         checkUsable();
-        TreeState state = existing(tree);
-        if (load != null) {
-            throw new IllegalStateException("a bulk load into '" + load.tree().name() + "' is open");
+        try {
+            TreeState state = existing(tree);
+            if (load != null) {
+                throw new IllegalStateException("a bulk load into '" + load.tree().name() + "' is open");
+            }
+            changing();
+            state.dirty = true;
+            load = new BulkLoad(this, state.tree, editor.loader(pages, state.root, fill));
+            if (redo != null) {
+                redo.load(state.tree, fill);
+            }
+            return load;
+        } finally {
+            done();
         }
-        changing();
-        state.dirty = true;
-        load = new BulkLoad(this, state.tree, editor.loader(pages, state.root, fill));
-        if (redo != null) {
-            redo.load(state.tree, fill);
-        }
-        return load;
     }
 
     /** A sorted bulk load with pages filled completely. */
@@ -267,12 +291,25 @@ public final class WriteTxn extends View implements AutoCloseable {
     @Override
     public boolean hasTree(Tree tree) {
         checkUsable();
-        return state(tree).exists;
+        try {
+            return state(tree).exists;
+        } finally {
+            done();
+        }
     }
 
     /** Names of the trees, in order, with the trees this transaction created or dropped. */
     @Override
     public List<String> treeNames() {
+        checkUsable();
+        try {
+            return namesWithChanges();
+        } finally {
+            done();
+        }
+    }
+
+    private List<String> namesWithChanges() {
         List<String> names = super.treeNames();
         boolean changed = false;
         for (TreeState state : scratch.states) {
@@ -296,26 +333,34 @@ public final class WriteTxn extends View implements AutoCloseable {
     /** Creates an empty tree; it exists for readers once the transaction commits. */
     public Tree createTree(String name) {
         checkUsable();
-        Tree tree = store.tree(name);
-        TreeState state = state(tree);
-        if (state.exists) {
-            throw new TreeExistsException("tree '" + name + "' exists already");
+        try {
+            Tree tree = store.tree(name);
+            TreeState state = state(tree);
+            if (state.exists) {
+                throw new TreeExistsException("tree '" + name + "' exists already");
+            }
+            changing();
+            state.root.clear();
+            state.exists = true;
+            state.dirty = true;
+            if (redo != null) {
+                redo.createTree(tree);
+            }
+            return tree;
+        } finally {
+            done();
         }
-        changing();
-        state.root.clear();
-        state.exists = true;
-        state.dirty = true;
-        if (redo != null) {
-            redo.createTree(tree);
-        }
-        return tree;
     }
 
     /** The tree named {@code name}, created if it does not exist. */
     public Tree createTreeIfAbsent(String name) {
         checkUsable();
-        Tree tree = store.tree(name);
-        return state(tree).exists ? tree : createTree(name);
+        try {
+            Tree tree = store.tree(name);
+            return state(tree).exists ? tree : createTree(name);
+        } finally {
+            done();
+        }
     }
 
     /**
@@ -324,26 +369,30 @@ public final class WriteTxn extends View implements AutoCloseable {
      */
     public boolean dropTree(Tree tree) {
         checkUsable();
-        TreeState state = state(tree);
-        if (!state.exists) {
-            return false;
-        }
-        // Its loader would go on appending to pages the drop hands to the garbage list.
-        refuseDuringLoad(state);
-        changing();
         try {
-            editor.detachAll(state.root, garbage());
-        } catch (RuntimeException e) {
-            throw poisoned(e);
-        } catch (Error e) {
-            throw poisoned(e);
+            TreeState state = state(tree);
+            if (!state.exists) {
+                return false;
+            }
+            // Its loader would go on appending to pages the drop hands to the garbage list.
+            refuseDuringLoad(state);
+            changing();
+            try {
+                editor.detachAll(state.root, garbage());
+            } catch (RuntimeException e) {
+                throw poisoned(e);
+            } catch (Error e) {
+                throw poisoned(e);
+            }
+            state.exists = false;
+            state.dirty = true;
+            if (redo != null) {
+                redo.dropTree(state.tree);
+            }
+            return true;
+        } finally {
+            done();
         }
-        state.exists = false;
-        state.dirty = true;
-        if (redo != null) {
-            redo.dropTree(state.tree);
-        }
-        return true;
     }
 
     /**
@@ -356,36 +405,40 @@ public final class WriteTxn extends View implements AutoCloseable {
      */
     public long deleteRange(Tree tree, byte[] from, byte[] to) {
         checkUsable();
-        if (from == null) {
-            from = NO_KEY;
-        }
-        if (to == null) {
-            return deleteFrom(tree, from);
-        }
-        checkKey(from.length);
-        checkKey(to.length);
-        int order = Keys.compare(from, to);
-        if (order > 0) {
-            throw new IllegalArgumentException("range start sorts after its end");
-        }
-        TreeState state = existing(tree);
-        // An empty range changes nothing.
-        if (order == 0 || !anyKeyIn(state.root, from, to)) {
-            return 0;
-        }
-        changing();
-        state.dirty = true;
         try {
-            long deleted = editor.deleteRange(pages, state.root, from, BYTE_BASE, from.length, to, BYTE_BASE, to.length,
-                    garbage());
-            if (redo != null) {
-                redo.deleteRange(state.tree, from, to);
+            if (from == null) {
+                from = NO_KEY;
             }
-            return deleted;
-        } catch (RuntimeException e) {
-            throw poisoned(e);
-        } catch (Error e) {
-            throw poisoned(e);
+            if (to == null) {
+                return deleteFrom(tree, from);
+            }
+            checkKey(from.length);
+            checkKey(to.length);
+            int order = Keys.compare(from, to);
+            if (order > 0) {
+                throw new IllegalArgumentException("range start sorts after its end");
+            }
+            TreeState state = existing(tree);
+            // An empty range changes nothing.
+            if (order == 0 || !anyKeyIn(state.root, from, to)) {
+                return 0;
+            }
+            changing();
+            state.dirty = true;
+            try {
+                long deleted = editor.deleteRange(pages, state.root, from, BYTE_BASE, from.length, to, BYTE_BASE, to.length,
+                        garbage());
+                if (redo != null) {
+                    redo.deleteRange(state.tree, from, to);
+                }
+                return deleted;
+            } catch (RuntimeException e) {
+                throw poisoned(e);
+            } catch (Error e) {
+                throw poisoned(e);
+            }
+        } finally {
+            done();
         }
     }
 
@@ -464,20 +517,24 @@ public final class WriteTxn extends View implements AutoCloseable {
     private boolean put(Tree tree, Object keyBase, long keyOff, int keyLen, Object valueBase, long valueOff,
             int valueLen) {
         checkUsable();
-        checkKey(keyLen);
-        TreeState state = existing(tree);
-        changing();
-        state.dirty = true;
         try {
-            boolean added = editor.put(pages, state.root, keyBase, keyOff, keyLen, valueBase, valueOff, valueLen);
-            if (redo != null) {
-                redo.put(state.tree, keyBase, keyOff, keyLen, valueBase, valueOff, valueLen);
+            checkKey(keyLen);
+            TreeState state = existing(tree);
+            changing();
+            state.dirty = true;
+            try {
+                boolean added = editor.put(pages, state.root, keyBase, keyOff, keyLen, valueBase, valueOff, valueLen);
+                if (redo != null) {
+                    redo.put(state.tree, keyBase, keyOff, keyLen, valueBase, valueOff, valueLen);
+                }
+                return added;
+            } catch (RuntimeException e) {
+                throw poisoned(e);
+            } catch (Error e) {
+                throw poisoned(e);
             }
-            return added;
-        } catch (RuntimeException e) {
-            throw poisoned(e);
-        } catch (Error e) {
-            throw poisoned(e);
+        } finally {
+            done();
         }
     }
 
@@ -498,20 +555,24 @@ public final class WriteTxn extends View implements AutoCloseable {
 
     private boolean delete(Tree tree, Object keyBase, long keyOff, int keyLen) {
         checkUsable();
-        checkKey(keyLen);
-        TreeState state = existing(tree);
-        changing();
         try {
-            boolean deleted = editor.delete(pages, state.root, keyBase, keyOff, keyLen);
-            state.dirty |= deleted;
-            if (deleted && redo != null) {
-                redo.delete(state.tree, keyBase, keyOff, keyLen);
+            checkKey(keyLen);
+            TreeState state = existing(tree);
+            changing();
+            try {
+                boolean deleted = editor.delete(pages, state.root, keyBase, keyOff, keyLen);
+                state.dirty |= deleted;
+                if (deleted && redo != null) {
+                    redo.delete(state.tree, keyBase, keyOff, keyLen);
+                }
+                return deleted;
+            } catch (RuntimeException e) {
+                throw poisoned(e);
+            } catch (Error e) {
+                throw poisoned(e);
             }
-            return deleted;
-        } catch (RuntimeException e) {
-            throw poisoned(e);
-        } catch (Error e) {
-            throw poisoned(e);
+        } finally {
+            done();
         }
     }
 
@@ -522,20 +583,24 @@ public final class WriteTxn extends View implements AutoCloseable {
      */
     long freeDetachedAndCountBranches() {
         checkUsable();
-        changing();
         try {
-            if (store.rootOf(base, store.garbageTree()).entries > 0) {
-                garbage().reclaim(Long.MAX_VALUE);
+            changing();
+            try {
+                if (store.rootOf(base, store.garbageTree()).entries > 0) {
+                    garbage().reclaim(Long.MAX_VALUE);
+                }
+                long branches = TreeEditor.branchPages(pages, catalog);
+                for (Catalog.Entry e : Catalog.list(pages, catalog, base.fresh, true)) {
+                    branches += TreeEditor.branchPages(pages, rootOf(handleOf(e)));
+                }
+                return branches;
+            } catch (RuntimeException e) {
+                throw poisoned(e);
+            } catch (Error e) {
+                throw poisoned(e);
             }
-            long branches = TreeEditor.branchPages(pages, catalog);
-            for (Catalog.Entry e : Catalog.list(pages, catalog, base.fresh, true)) {
-                branches += TreeEditor.branchPages(pages, rootOf(handleOf(e)));
-            }
-            return branches;
-        } catch (RuntimeException e) {
-            throw poisoned(e);
-        } catch (Error e) {
-            throw poisoned(e);
+        } finally {
+            done();
         }
     }
 
@@ -546,24 +611,28 @@ public final class WriteTxn extends View implements AutoCloseable {
      */
     long relocate(long limit) {
         checkUsable();
-        changing();
         try {
-            long moved = 0;
-            for (Catalog.Entry e : Catalog.list(pages, catalog, base.fresh, true)) {
-                TreeState state = state(handleOf(e));
-                long m = state.exists ? editor.relocate(pages, state.root, limit) : 0;
-                if (m > 0) {
-                    state.dirty = true;
-                    moved += m;
+            changing();
+            try {
+                long moved = 0;
+                for (Catalog.Entry e : Catalog.list(pages, catalog, base.fresh, true)) {
+                    TreeState state = state(handleOf(e));
+                    long m = state.exists ? editor.relocate(pages, state.root, limit) : 0;
+                    if (m > 0) {
+                        state.dirty = true;
+                        moved += m;
+                    }
                 }
+                moved += editor.relocate(pages, catalog, limit);
+                committer.relocateFreeMap(limit);
+                return moved;
+            } catch (RuntimeException e) {
+                throw poisoned(e);
+            } catch (Error e) {
+                throw poisoned(e);
             }
-            moved += editor.relocate(pages, catalog, limit);
-            committer.relocateFreeMap(limit);
-            return moved;
-        } catch (RuntimeException e) {
-            throw poisoned(e);
-        } catch (Error e) {
-            throw poisoned(e);
+        } finally {
+            done();
         }
     }
 
@@ -575,20 +644,32 @@ public final class WriteTxn extends View implements AutoCloseable {
     @Override
     public Cursor cursor(Tree tree) {
         checkUsable();
-        Cursor cursor = new Cursor(this, tree, this);
-        if (cursors == null) {
-            cursors = new ArrayList<>();
+        try {
+            Cursor cursor = new Cursor(this, tree, this);
+            if (cursors == null) {
+                cursors = new ArrayList<>();
+            }
+            cursors.add(new WeakReference<>(cursor));
+            return cursor;
+        } finally {
+            done();
         }
-        cursors.add(new WeakReference<>(cursor));
-        return cursor;
     }
 
     void forget(Cursor cursor) {
-        for (int i = 0; i < cursors.size(); i++) {
-            if (cursors.get(i).get() == cursor) {
-                dropCursor(i);
-                return;
+        // Once the transaction has ended its cursors are closed (by a close in another thread, maybe).
+        if (!tryEnter()) {
+            return;
+        }
+        try {
+            for (int i = 0; i < cursors.size(); i++) {
+                if (cursors.get(i).get() == cursor) {
+                    dropCursor(i);
+                    return;
+                }
             }
+        } finally {
+            done();
         }
     }
 
@@ -603,27 +684,31 @@ public final class WriteTxn extends View implements AutoCloseable {
      */
     public void commit(Durability durability) {
         checkUsable();
-        if (poisoned != null) {
-            throw new IllegalStateException("the transaction failed (" + poisoned.getMessage()
-                    + ") and can only be aborted", poisoned);
-        }
-        if (load != null) {
-            load.close();
-        }
-        boolean done = false;
         try {
-            reclaimDetached();
-            TreeRoot[] roots = Arrays.copyOf(base.roots, Math.max(base.roots.length, store.treeCount()));
-            FreshRoots fresh = foldRoots(roots);
-            if (store.options().checked()) {
-                check();
+            if (poisoned != null) {
+                throw new IllegalStateException("the transaction failed (" + poisoned.getMessage()
+                        + ") and can only be aborted", poisoned);
             }
-            committer.commit(revision, catalog, fresh, roots, durability, redo);
-            done = true;
-        } catch (StorageException e) {
-            throw committer.writeFailed(e);
+            if (load != null) {
+                load.close();
+            }
+            boolean done = false;
+            try {
+                reclaimDetached();
+                TreeRoot[] roots = Arrays.copyOf(base.roots, Math.max(base.roots.length, store.treeCount()));
+                FreshRoots fresh = foldRoots(roots);
+                if (store.options().checked()) {
+                    check();
+                }
+                committer.commit(revision, catalog, fresh, roots, durability, redo);
+                done = true;
+            } catch (StorageException e) {
+                throw committer.writeFailed(e);
+            } finally {
+                finish(!done);
+            }
         } finally {
-            finish(!done);
+            done();
         }
     }
 
@@ -713,12 +798,38 @@ public final class WriteTxn extends View implements AutoCloseable {
 
     /** Throws away everything the transaction wrote. */
     public void abort() {
-        if (!finished) {
-            finish(true);
+        // Nothing to do once it committed or aborted, or a close aborted it.
+        if (!tryEnter()) {
+            return;
+        }
+        try {
+            if (!finished) {
+                finish(true);
+            }
+        } finally {
+            done();
         }
     }
 
+    /**
+     * A close takes the transaction: waits for the operation running in the owner's thread, then
+     * aborts it, keeping its hold on the writer for the close. False if it committed or aborted first.
+     */
+    boolean abortForClose() {
+        if (!gate.revoke()) {
+            return false;
+        }
+        end(true);
+        return true;
+    }
+
     private void finish(boolean abort) {
+        end(abort);
+        onEnd.run();
+    }
+
+    /** Ends the transaction, all but giving back its hold on the writer. */
+    private void end(boolean abort) {
         finished = true;
         lent.revoke();
         if (cursors != null) {
@@ -738,12 +849,11 @@ public final class WriteTxn extends View implements AutoCloseable {
         if (abort) {
             committer.abort();
         }
-        onEnd.run();
     }
 
     /** Whether the transaction has committed or aborted. */
     public boolean isFinished() {
-        return finished;
+        return finished || gate.revoked();
     }
 
     @Override
