@@ -24,7 +24,8 @@ import io.mvbt.btree.TreeRoot;
 /**
  * The single write transaction of a store. It reads the newest revision plus its own writes, and
  * publishes a new revision on {@link #commit()}. Closing it without a commit aborts it. Use it from
- * one thread at a time.
+ * one thread at a time. A {@link Store#close()} aborts it, from any thread: its next call then fails
+ * with {@link ClosedException}, and its {@code close} does nothing.
  */
 public final class WriteTxn extends View implements AutoCloseable {
     private final long revision;
@@ -851,7 +852,7 @@ public final class WriteTxn extends View implements AutoCloseable {
         }
     }
 
-    /** Whether the transaction has committed or aborted. */
+    /** Whether the transaction has committed or aborted (a close of its store aborts it). */
     public boolean isFinished() {
         return finished || gate.revoked();
     }
