@@ -21,7 +21,7 @@ import io.mvbt.bench.Machine;
 import io.mvbt.bench.Orchestrator;
 
 /**
- * {@code mvbt-bench.jar directory}: the directory benchmark (see {@link DirectoryBenchOptions#USAGE}).
+ * {@code mvbt-bench.jar directory}: the directory benchmark (see {@link DirectoryBenchOptions#usage()}).
  * The parent runs each store in a JVM of its own with the harness's flags, one after the other,
  * checks that both found the same counts, and writes {@code directory.md} and {@code directory.csv}.
  */
@@ -38,7 +38,7 @@ public final class DirectoryBench {
             if (!e.getMessage().isEmpty()) {
                 System.err.println(e.getMessage());
             }
-            System.err.print(DirectoryBenchOptions.USAGE);
+            System.err.print(DirectoryBenchOptions.usage());
             return 2;
         }
         return o.child != null ? new StoreRun(o, System.out).run() : run(o);

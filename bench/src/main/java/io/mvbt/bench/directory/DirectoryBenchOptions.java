@@ -5,6 +5,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
 /** Options of {@code mvbt-bench.jar directory}, shared by the parent and its child JVMs. */
 final class DirectoryBenchOptions {
     static final List<String> STORES = List.of("mvbt", "sqlite");
@@ -22,63 +26,95 @@ final class DirectoryBenchOptions {
     String child;
     final List<String> raw = new ArrayList<>();
 
-    static final String USAGE = """
-            usage: java -jar bench/target/mvbt-bench.jar directory [options]
+    /** The command line as picocli reads it; {@link #parse} turns it into options. */
+    @Command(name = "java -jar bench/target/mvbt-bench.jar directory", sortOptions = false, description = {
+        "mvbt's Directory against SQLite, searched as ApacheDS's SearchPerfIT does (base object, one level,",
+        "subtree) and with three filters over the whole suffix; each search alone and beside a writer adding",
+        "and deleting entries (one per commit). Every result is verified.", ""})
+    static final class Arguments {
+        @Option(names = "--entries", paramLabel = "N", description = "entries in the directory (default 1000000; at least 205)")
+        String entries = "1000000";
 
-            mvbt's Directory against SQLite, searched as ApacheDS's SearchPerfIT does (base object,
-            one level, subtree) and with three filters over the whole suffix; each search alone and beside
-            a writer adding and deleting entries (one per commit). Every result is verified.
+        @Option(names = "--seconds", paramLabel = "S",
+                description = "measured length of each search, alone and with the writer (default 5)")
+        double seconds = 5;
 
-              --entries N       entries in the directory (default 1000000; at least 205)
-              --seconds S       measured length of each search, alone and with the writer (default 5)
-              --warmup S        warm-up length of each search before measuring, every store (default 2)
-              --threads N       searching threads (default 1)
-              --writer-rate R   the writer's commits per second, the same for every store; 0 for as
-                                fast as each store goes (default 1000)
-              --stores S[,S]    mvbt,sqlite (default both)
-              --dir PATH        where the stores' files go (default the temp dir)
-              --out PATH        where directory.md and directory.csv go (default ./bench-results)
-              --heap SIZE       -Xmx of each child JVM (default 4g)
-            """;
+        @Option(names = "--warmup", paramLabel = "S",
+                description = "warm-up length of each search before measuring, every store (default 2)")
+        double warmup = 2;
 
+        @Option(names = "--threads", paramLabel = "N", description = "searching threads (default 1)")
+        int threads = 1;
+
+        @Option(names = "--writer-rate", paramLabel = "R", description = "the writer's commits per second, the same for"
+                + " every store; 0 for as fast as each store goes (default 1000)")
+        double writerRate = 1000;
+
+        @Option(names = "--stores", split = ",", paramLabel = "S", description = "mvbt,sqlite (default both)")
+        List<String> stores = STORES;
+
+        @Option(names = "--dir", paramLabel = "PATH", description = "where the stores' files go (default the temp dir)")
+        Path dir = Path.of(System.getProperty("java.io.tmpdir"));
+
+        @Option(names = "--out", paramLabel = "PATH",
+                description = "where directory.md and directory.csv go (default ./bench-results)")
+        Path out = Path.of("bench-results");
+
+        @Option(names = "--heap", paramLabel = "SIZE", description = "-Xmx of each child JVM (default 4g)")
+        String heap = "4g";
+
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "this help")
+        boolean help;
+
+        /** Set by the parent for the child JVM of one store. */
+        @Option(names = "--child", hidden = true)
+        String child;
+    }
+
+    /** The usage text, as picocli writes it from {@link Arguments}. */
+    static String usage() {
+        return new CommandLine(new Arguments()).getUsageMessage();
+    }
+
+    /**
+     * Reads a command line; a wrong one throws {@link IllegalArgumentException} with picocli's
+     * message, {@code --help} one with an empty message.
+     */
     static DirectoryBenchOptions parse(String[] args) {
+        Arguments a = new Arguments();
+        try {
+            new CommandLine(a).parseArgs(args);
+        } catch (CommandLine.ParameterException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+        if (a.help) {
+            throw new IllegalArgumentException("");
+        }
         DirectoryBenchOptions o = new DirectoryBenchOptions();
         for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (a.equals("-h") || a.equals("--help")) {
-                throw new IllegalArgumentException("");
-            }
-            if (!a.startsWith("--") || i + 1 >= args.length) {
-                throw new IllegalArgumentException("unexpected argument '" + a + "'");
-            }
-            String v = args[++i];
-            if (!a.equals("--child")) {
-                o.raw.add(a);
-                o.raw.add(v);
-            }
-            switch (a) {
-                case "--entries" -> o.entries = io.mvbt.bench.BenchOptions.parseCount(v);
-                case "--seconds" -> o.seconds = Double.parseDouble(v);
-                case "--warmup" -> o.warmup = Double.parseDouble(v);
-                case "--threads" -> o.threads = Integer.parseInt(v);
-                case "--writer-rate" -> o.writerRate = Double.parseDouble(v);
-                case "--stores" -> {
-                    List<String> s = new ArrayList<>();
-                    for (String name : v.split(",")) {
-                        if (!STORES.contains(name.trim())) {
-                            throw new IllegalArgumentException("unknown store '" + name + "'; known: " + STORES);
-                        }
-                        s.add(name.trim());
-                    }
-                    o.stores = s;
-                }
-                case "--dir" -> o.dir = Path.of(v);
-                case "--out" -> o.out = Path.of(v);
-                case "--heap" -> o.heap = v;
-                case "--child" -> o.child = v;
-                default -> throw new IllegalArgumentException("unknown option " + a);
+            if (args[i].equals("--child")) {
+                i++;
+            } else {
+                o.raw.add(args[i]);
             }
         }
+        o.entries = io.mvbt.bench.BenchOptions.parseCount(a.entries);
+        o.seconds = a.seconds;
+        o.warmup = a.warmup;
+        o.threads = a.threads;
+        o.writerRate = a.writerRate;
+        List<String> stores = new ArrayList<>();
+        for (String name : a.stores) {
+            if (!STORES.contains(name.trim())) {
+                throw new IllegalArgumentException("unknown store '" + name + "'; known: " + STORES);
+            }
+            stores.add(name.trim());
+        }
+        o.stores = stores;
+        o.dir = a.dir;
+        o.out = a.out;
+        o.heap = a.heap;
+        o.child = a.child;
         if (o.threads < 1 || o.seconds <= 0 || o.warmup < 0 || o.writerRate < 0) {
             throw new IllegalArgumentException("--threads and --seconds must be positive, --warmup and --writer-rate not negative");
         }
