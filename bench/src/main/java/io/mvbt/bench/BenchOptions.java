@@ -8,6 +8,7 @@ import java.util.List;
 import io.mvbt.bench.peers.Peer;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** Command-line options of the harness, shared by the parent and its child JVMs. */
@@ -71,18 +72,8 @@ public final class BenchOptions {
                 description = "entries of the warm-up run before measuring (default entries/10, 2000..50000)")
         String warmup;
 
-        @Option(names = "--dir", paramLabel = "PATH", description = "where the stores' files go (default the temp dir)")
-        Path dir = Path.of(System.getProperty("java.io.tmpdir"));
-
-        @Option(names = "--out", paramLabel = "PATH",
-                description = "where report.md, CSV and SVG go (default ./bench-results)")
-        Path out = Path.of("bench-results");
-
-        @Option(names = "--heap", paramLabel = "SIZE", description = "-Xmx of each child JVM (default 4g)")
-        String heap = "4g";
-
-        @Option(names = {"-h", "--help"}, usageHelp = true, description = "this help")
-        boolean help;
+        @Mixin
+        HarnessOptions harness = new HarnessOptions();
 
         /** Set by the parent for the child JVMs it starts. */
         @Option(names = "--child", hidden = true)
@@ -100,15 +91,7 @@ public final class BenchOptions {
      */
     static BenchOptions parse(String[] args) {
         Arguments a = new Arguments();
-        CommandLine cli = new CommandLine(a);
-        try {
-            cli.parseArgs(args);
-        } catch (CommandLine.ParameterException e) {
-            throw new IllegalArgumentException(e.getMessage(), e);
-        }
-        if (a.help) {
-            throw new IllegalArgumentException("");
-        }
+        a.harness.parse(a, args);
         BenchOptions o = new BenchOptions();
         o.child = a.child;
         for (String arg : args) {
@@ -149,9 +132,9 @@ public final class BenchOptions {
             o.warmup = parseCount(a.warmup);
             o.warmupGiven = true;
         }
-        o.dir = a.dir;
-        o.out = a.out;
-        o.heap = a.heap;
+        o.dir = a.harness.dir;
+        o.out = a.harness.out;
+        o.heap = a.harness.heap;
         if (o.sizes.stream().anyMatch(n -> n < 1) || o.threads < 1) {
             throw new IllegalArgumentException("--entries and --threads must be positive");
         }

@@ -5,8 +5,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.mvbt.bench.HarnessOptions;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** Options of {@code mvbt-bench.jar directory}, shared by the parent and its child JVMs. */
@@ -53,18 +55,8 @@ final class DirectoryBenchOptions {
         @Option(names = "--stores", split = ",", paramLabel = "S", description = "mvbt,sqlite (default both)")
         List<String> stores = STORES;
 
-        @Option(names = "--dir", paramLabel = "PATH", description = "where the stores' files go (default the temp dir)")
-        Path dir = Path.of(System.getProperty("java.io.tmpdir"));
-
-        @Option(names = "--out", paramLabel = "PATH",
-                description = "where directory.md and directory.csv go (default ./bench-results)")
-        Path out = Path.of("bench-results");
-
-        @Option(names = "--heap", paramLabel = "SIZE", description = "-Xmx of each child JVM (default 4g)")
-        String heap = "4g";
-
-        @Option(names = {"-h", "--help"}, usageHelp = true, description = "this help")
-        boolean help;
+        @Mixin
+        HarnessOptions harness = new HarnessOptions();
 
         /** Set by the parent for the child JVM of one store. */
         @Option(names = "--child", hidden = true)
@@ -82,14 +74,7 @@ final class DirectoryBenchOptions {
      */
     static DirectoryBenchOptions parse(String[] args) {
         Arguments a = new Arguments();
-        try {
-            new CommandLine(a).parseArgs(args);
-        } catch (CommandLine.ParameterException e) {
-            throw new IllegalArgumentException(e.getMessage(), e);
-        }
-        if (a.help) {
-            throw new IllegalArgumentException("");
-        }
+        a.harness.parse(a, args);
         DirectoryBenchOptions o = new DirectoryBenchOptions();
         for (int i = 0; i < args.length; i++) {
             if (args[i].equals("--child")) {
@@ -111,9 +96,9 @@ final class DirectoryBenchOptions {
             stores.add(name.trim());
         }
         o.stores = stores;
-        o.dir = a.dir;
-        o.out = a.out;
-        o.heap = a.heap;
+        o.dir = a.harness.dir;
+        o.out = a.harness.out;
+        o.heap = a.harness.heap;
         o.child = a.child;
         if (o.threads < 1 || o.seconds <= 0 || o.warmup < 0 || o.writerRate < 0) {
             throw new IllegalArgumentException("--threads and --seconds must be positive, --warmup and --writer-rate not negative");
