@@ -52,6 +52,10 @@ final class FileFollower {
             if (f != null && f.meta == meta) {
                 return f.revision;
             }
+            Publisher.Announcement own = publisher.lastAnnounced();
+            if (own != null && own.word() == meta) {
+                return own.revision();
+            }
             MetaPage.Record m;
             if (meta == 0) {
                 m = adoption.recoveredMeta();
@@ -98,10 +102,5 @@ final class FileFollower {
                 return r;
             }
         }
-    }
-
-    /** This process announced {@code r} as {@code word}: nothing to read back. */
-    void announced(long word, Revision r) {
-        followed = new Followed(word, r);
     }
 }

@@ -68,10 +68,6 @@ interface Peers {
     default void replaced(long previous) {
     }
 
-    /** A meta was announced in the reader table as {@code word}, naming {@code r}. */
-    default void announced(long word, Revision r) {
-    }
-
     /**
      * Holding the writer permit: waits up to {@code nanos} for writers of other processes and
      * catches up with what they committed. {@code what} and {@code timeout} name the wait in the

@@ -24,15 +24,15 @@ import io.mvbt.pagestore.PageStore;
  * so no reader meets a SYNC commit that could still be lost.
  */
 final class Publisher {
-    /** Told of every meta announced (writers that take turns remember it). */
-    interface Announcements {
-        void announced(long word, Revision r);
+    /** A meta announced in the reader table ({@code sequence << 2 | slot}) and the revision it holds. */
+    record Announcement(long word, Revision revision) {
     }
 
     private final PageStore pages;
     private final Checksums checksums;
     private final ReaderRegistry registry;
-    private final Announcements announcements;
+    /** The meta this process announced last, or null: readers and turns of this process need not read it back. */
+    private volatile Announcement announced;
     /** Whether a SYNC commit's meta may be written positionally (a file: in place, not sent). */
     private final boolean positionalMeta;
     private final MetaSlots slots = new MetaSlots();
@@ -53,13 +53,11 @@ final class Publisher {
     /** {@link MetaPage#FLAG_LOGGED} while a redo log records the commits, else 0; in each meta written. */
     private volatile int logged;
 
-    Publisher(PageStore pages, Writeback writeback, Checksums checksums, ReaderRegistry registry,
-            Announcements announcements) {
+    Publisher(PageStore pages, Writeback writeback, Checksums checksums, ReaderRegistry registry) {
         this.pages = pages;
         this.positionalMeta = writeback.reusesPages();
         this.checksums = checksums;
         this.registry = registry;
-        this.announcements = announcements;
         this.scratch = BufferUtil.allocateDirectAligned(pages.pageSize(), 64);
         this.steadyScratch = BufferUtil.allocateDirectAligned(pages.pageSize(), 64);
     }
@@ -281,14 +279,25 @@ final class Publisher {
         durableRevision = r.durableRevision;
     }
 
-    /** Announces the newest meta in the reader table, unless it is announced already; returns its word. */
-    long announceHead() {
+    /** Announces the newest meta in the reader table, unless it is announced already. */
+    void announceHead() {
         int head = slots.head();
         long word = slots.sequenceOf(head) << 2 | head;
+        announced = new Announcement(word, latest);
         if (registry.published() != word) {
             registry.publish(word);
         }
-        return word;
+    }
+
+    /** The meta this process announced last, or null if it announced none. */
+    Announcement lastAnnounced() {
+        return announced;
+    }
+
+    /** The word of {@link #lastAnnounced}, or 0 (the reader table's word before any announcement). */
+    long lastAnnouncedWord() {
+        Announcement a = announced;
+        return a == null ? 0 : a.word;
     }
 
     /**
@@ -315,7 +324,8 @@ final class Publisher {
 
     private void announce(int slot, long seq, Revision r) {
         long word = seq << 2 | slot;
+        // Set first: whoever reads the new word in the reader table finds the revision it names here.
+        announced = new Announcement(word, r);
         registry.publish(word);
-        announcements.announced(word, r);
     }
 }

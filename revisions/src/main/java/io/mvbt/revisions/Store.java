@@ -153,7 +153,7 @@ public final class Store implements AutoCloseable {
         FilePageStore shadowed = options.shadowDirectory() != null ? deployment.shadowed : null;
         Shadows shadows = shadowed != null ? new Shadows(options.shadowDirectory(), shadowed) : null;
         DirtyPages dirty = shadowed != null && !shadowed.readOnly() ? new DirtyPages(shadowed) : null;
-        this.publisher = new Publisher(pages, writeback, checksums, registry, (word, r) -> peers().announced(word, r));
+        this.publisher = new Publisher(pages, writeback, checksums, registry);
         this.path = pagePath(options, deployment, shadows, dirty);
         this.txnPages = new TxnPages(pages, access, space, verified, path, health::writeFailed);
         this.editor = new TreeEditor(limits);
@@ -205,11 +205,6 @@ public final class Store implements AutoCloseable {
                         new PrivatePages(pages, checksums))
                 : new MappedPath(pages, publisher, registry, health, deployment.prefaulter);
         return dirty == null ? base : new ShadowPath(base, dirty, shadows, publisher, health, options.checkpointBytes());
-    }
-
-    /** For the publisher's callback, made before {@link #peers} is assigned (a lambda may not name it then). */
-    private Peers peers() {
-        return peers;
     }
 
     /** Opens (or creates) a store file with default options. */
@@ -474,7 +469,7 @@ public final class Store implements AutoCloseable {
             health.sync(pages::sync);
         }
         // Announces the newest meta in the reader table, unless it is announced already.
-        peers.announced(publisher.announceHead(), latest());
+        publisher.announceHead();
     }
 
     /**

@@ -30,8 +30,6 @@ final class TurnTakingPeers implements Peers {
     private final FileFollower follower;
     /** Runs freed by commits, told between writers that take turns. */
     private final FreedLog freedLog;
-    /** The announcement this process's writer state matches (in a turn only). */
-    private volatile long knownMeta;
     /** The entries of {@link #freedLog} this process has accounted for (in a turn only). */
     private long freedSeen;
 
@@ -76,12 +74,6 @@ final class TurnTakingPeers implements Peers {
     }
 
     @Override
-    public void announced(long word, Revision r) {
-        knownMeta = word;
-        follower.announced(word, r);
-    }
-
-    @Override
     public Turn takeTurn(long nanos, String what, Duration timeout) {
         if (!file.takeTurn(0)) {
             writerWaits.incrementAndGet();
@@ -118,7 +110,7 @@ final class TurnTakingPeers implements Peers {
     /** Skips the round if this process is writing or another process does not end its turn soon. */
     @Override
     public void backgroundCheckpoint(Runnable besideWriter, Runnable inTurn) {
-        if (publisher.latest().revision == publisher.durableRevision() && registry.published() == knownMeta
+        if (publisher.latest().revision == publisher.durableRevision() && registry.published() == publisher.lastAnnouncedWord()
                 || !writer.tryAcquire()) {
             return;
         }
@@ -154,7 +146,7 @@ final class TurnTakingPeers implements Peers {
      * {@link FreeSpace#pendAfterCatchUp}).
      */
     private void catchUp() {
-        if (registry.published() == knownMeta) {
+        if (registry.published() == publisher.lastAnnouncedWord()) {
             return;
         }
         long durableBefore = publisher.durableRevision();
@@ -170,7 +162,7 @@ final class TurnTakingPeers implements Peers {
         Holders held = holders.collect(this);
         space.pendAfterCatchUp(before, freedLog, freedSeen, held.revisions(), held.count(),
                 publisher.latest().revision);
-        announced(publisher.announceHead(), publisher.latest());
+        publisher.announceHead();
     }
 
     /** Ends the turn; what this process freed in it is accounted for. */
