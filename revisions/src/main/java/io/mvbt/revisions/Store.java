@@ -11,7 +11,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.IntSupplier;
 import java.util.function.LongConsumer;
 
 import io.mvbt.ClosedException;
@@ -102,47 +101,13 @@ public final class Store implements AutoCloseable {
     /** Write transactions since the clock was last read for the stale-reader scan (writer thread only). */
     private int sinceStaleClock;
 
-    /** Builds the {@link Peers} of the deployment mode a {@code Store.open} factory chose, from the store's parts. */
-    private interface Mode {
-        Peers peers(Parts parts);
-    }
-
-    /**
-     * The parts of a store built before its {@link Peers}, which the deployment mode's peers are
-     * built from; the store's graph is built in one direction: parts, peers, then what uses both.
-     */
-    private record Parts(PageStore pages, StoreOptions options, ReaderRegistry registry, ReaderSlots slots,
-            Checksums checksums, Publisher publisher, FreeSpace space, Adoption adoption, Health health,
-            Holders holders, WriterPermit writer, AtomicLong writerWaits, IntSupplier treeCount) {
-        FileFollower fileFollower(FilePageStore file, boolean readOnly) {
-            return new FileFollower(file, registry, checksums, publisher, adoption, treeCount, readOnly);
-        }
-    }
-
-    /**
-     * What a {@code Store.open} factory knows of the deployment and the rest of the store does not ask.
-     *
-     * @param registry where snapshots register: the lock file's reader table, or memory
-     * @param othersWrite whether pages written by another process are read without their checksum
-     *        (readers and writers beside a writer in another process): their headers and structure are checked
-     * @param writeback how written pages reach storage
-     * @param prefaulter takes the writer's write faults ahead of it (a sole writer of a file), or null
-     * @param shadowed a file whose sole writer holds recent pages in a shadow ({@link Shadows}), or
-     *        which is read beside such a writer; null for others
-     * @param mode builds the {@link Peers}
-     * @param redo where a sole writer's redo log lies, or null
-     */
-    private record Deployment(ReaderRegistry registry, boolean othersWrite, Writeback writeback, Prefaulter prefaulter,
-            FilePageStore shadowed, Mode mode, RedoStorage redo) {
-    }
-
     private Store(PageStore pages, StoreOptions options, boolean create, Deployment deployment) {
         this.pages = pages;
         this.options = options;
-        this.registry = deployment.registry;
-        this.redoStorage = deployment.redo;
-        this.writeback = deployment.writeback;
-        boolean othersWrite = deployment.othersWrite;
+        this.registry = deployment.registry();
+        this.redoStorage = deployment.redo();
+        this.writeback = deployment.writeback();
+        boolean othersWrite = deployment.othersWrite();
         this.limits = new TreeLimits(pages.pageSize());
         VerifiedPages verified = pages.durable() ? new VerifiedPages() : null;
         this.checksums = new Checksums(pages);
@@ -150,7 +115,7 @@ public final class Store implements AutoCloseable {
                 othersWrite);
         this.space = new FreeSpace(pages, writeback);
         FreeMap freeMap = new FreeMap(pages.pageSize());
-        FilePageStore shadowed = options.shadowDirectory() != null ? deployment.shadowed : null;
+        FilePageStore shadowed = options.shadowDirectory() != null ? deployment.shadowed() : null;
         Shadows shadows = shadowed != null ? new Shadows(options.shadowDirectory(), shadowed) : null;
         DirtyPages dirty = shadowed != null && !shadowed.readOnly() ? new DirtyPages(shadowed) : null;
         this.publisher = new Publisher(pages, writeback, checksums, registry);
@@ -162,7 +127,7 @@ public final class Store implements AutoCloseable {
         this.adoption = new Adoption(pages, writeback, checksums, access, publisher, freeMap, space, health, shadows,
                 dirty);
         this.holders = new Holders(registry, publisher, pages.durable());
-        this.peers = deployment.mode.peers(new Parts(pages, options, registry, slots, checksums, publisher, space,
+        this.peers = deployment.peers(new Deployment.Parts(pages, options, registry, slots, checksums, publisher, space,
                 adoption, health, holders, writer, writerWaits, treeIds::get));
         this.checkpoints = new Checkpoints(pages, path, options, publisher, registry, slots, peers, holders,
                 space, health, adoption, writer, access.withTrustUnsealed(), policy);
@@ -201,9 +166,9 @@ public final class Store implements AutoCloseable {
         }
         boolean syncs = options.durability() == Durability.SYNC && pages.durable() && !options.redoLog();
         MappedPath base = syncs
-                ? new PrivatePath(pages, publisher, registry, health, deployment.prefaulter,
+                ? new PrivatePath(pages, publisher, registry, health, deployment.prefaulter(),
                         new PrivatePages(pages, checksums))
-                : new MappedPath(pages, publisher, registry, health, deployment.prefaulter);
+                : new MappedPath(pages, publisher, registry, health, deployment.prefaulter());
         return dirty == null ? base : new ShadowPath(base, dirty, shadows, publisher, health, options.checkpointBytes());
     }
 
@@ -238,15 +203,10 @@ public final class Store implements AutoCloseable {
                 refuseOtherPageSize(path, file.pageSize(), options);
             }
             ReaderRegistry registry = ReaderRegistry.shared(file.lockFile());
-            Writeback inPlace = Writeback.inPlace(file);
-            // Writers that take turns allocate from one free space: none can prefault what another takes.
             Deployment deployment = shared
-                    ? new Deployment(registry, true, inPlace, null, null, s -> new TurnTakingPeers(file, s.registry(),
-                            s.slots(), s.publisher(), s.space(), s.adoption(), s.health(), s.holders(), s.writer(),
-                            s.options(), s.writerWaits(), s.fileFollower(file, false)), null)
-                    : new Deployment(registry, false, inPlace, options.prefault() ? new Prefaulter(file,
-                            file.describe()) : null, file, s -> new SolePeers(s.registry(), s.slots(), s.publisher()),
-                            new RedoFiles(path));
+                    ? new Deployment.SharedFile(file, registry)
+                    : new Deployment.SoleFile(file, registry, options.prefault() ? new Prefaulter(file, file.describe())
+                            : null, new RedoFiles(path));
             Store store = new Store(file, options, file.created(), deployment);
             return shared ? store : store.withRedoLog(file.created());
         } catch (RuntimeException | Error e) {
@@ -273,8 +233,8 @@ public final class Store implements AutoCloseable {
                 (channel, size) -> MetaPage.detectPageSize(path, channel, size), options.maxReaders());
         try {
             refuseOtherPageSize(path, file.pageSize(), options);
-            return new Store(file, options, false, new Deployment(ReaderRegistry.shared(file.lockFile()), true,
-                    Writeback.inPlace(file), null, file, s -> new FollowerPeers(s.fileFollower(file, true), s.slots()), null));
+            return new Store(file, options, false, new Deployment.ReadOnlyFile(file,
+                    ReaderRegistry.shared(file.lockFile())));
         } catch (RuntimeException | Error e) {
             file.close();
             throw e;
@@ -312,20 +272,14 @@ public final class Store implements AutoCloseable {
         NativeAccess.require();
         ReaderRegistry registry = ReaderRegistry.inMemory(options.maxReaders());
         if (!(pages instanceof RemotePageStore remote)) {
-            Store store = new Store(pages, options, create, new Deployment(registry, false, Writeback.inPlace(pages),
-                    null, null, s -> new SolePeers(s.registry(), s.slots(), s.publisher()), redo));
+            Store store = new Store(pages, options, create, new Deployment.SolePages(pages, registry, redo));
             return redo == null ? store : store.withRedoLog(create);
         }
         SharedPages shared = remote.shared();
         Writeback sent = Writeback.sent(remote);
-        if (shared.readOnly()) {
-            return new Store(pages, options, create, new Deployment(registry, true, sent, null, null,
-                    s -> new RemoteReaderPeers(shared, pages, s.registry(), s.slots(), s.checksums(), s.publisher(),
-                            s.adoption(), s.treeCount()), null));
-        }
-        return new Store(pages, options, create, new Deployment(registry, false, sent, null, null,
-                s -> new RemoteWriterPeers(shared, pages, s.publisher(), s.space(), s.health(),
-                        new SolePeers(s.registry(), s.slots(), s.publisher())), null));
+        return new Store(pages, options, create, shared.readOnly()
+                ? new Deployment.RemoteReader(shared, pages, sent, registry)
+                : new Deployment.RemoteWriter(shared, pages, sent, registry));
     }
 
     /** A store in memory with default options: same API, nothing durable. */
