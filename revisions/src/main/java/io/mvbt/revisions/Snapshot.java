@@ -98,6 +98,89 @@ public final class Snapshot extends View implements AutoCloseable {
         }
     }
 
+    /**
+     * Reports what changed in {@code tree} from this snapshot's revision to {@code target}'s: each
+     * key added, removed or given another value, in key order, with its old and new value (see
+     * {@link DiffVisitor} for how long the views stay valid). Only pages the two revisions do not
+     * share are read, so the cost follows the change, not the tree: {@link DiffStats#pagesRead()}
+     * says what it was. {@code target} is usually newer; an older one gives the changes that undo
+     * the newer revision's. A tree present in one revision only is reported as created (then its
+     * entries as added) or dropped.
+     *
+     * @throws IllegalArgumentException if {@code target} is a snapshot of another {@code Store} object
+     * @throws io.mvbt.TreeNotFoundException if neither revision has the tree
+     */
+    public DiffStats diff(Snapshot target, Tree tree, DiffVisitor visitor) {
+        java.util.Objects.requireNonNull(visitor, "visitor must not be null");
+        checkDiffable(target);
+        checkUsable();
+        try {
+            target.checkUsable();
+            try {
+                TreeRoot older = rootOf(tree);
+                TreeRoot newer = target.rootOf(tree);
+                if (older == Revision.ABSENT && newer == Revision.ABSENT) {
+                    throw new io.mvbt.TreeNotFoundException("neither revision " + revision() + " nor revision "
+                            + target.revision() + " has a tree '" + tree.name() + "'");
+                }
+                return new RevisionDiff(this, target).tree(tree.name(), older, newer, visitor);
+            } finally {
+                target.done();
+            }
+        } finally {
+            done();
+        }
+    }
+
+    /**
+     * Reports what changed in every tree from this snapshot's revision to {@code target}'s, tree by
+     * tree in name order, as {@link #diff(Snapshot, Tree, DiffVisitor)} does for one; a tree only
+     * {@code target} has is reported as created and its entries as added, a tree only this revision
+     * has as dropped (without its keys).
+     */
+    public DiffStats diff(Snapshot target, DiffVisitor visitor) {
+        java.util.Objects.requireNonNull(visitor, "visitor must not be null");
+        checkDiffable(target);
+        checkUsable();
+        try {
+            target.checkUsable();
+            try {
+                return new RevisionDiff(this, target).all(revision.catalog, revision.fresh, target.revision.catalog,
+                        target.revision.fresh, visitor);
+            } finally {
+                target.done();
+            }
+        } finally {
+            done();
+        }
+    }
+
+    /** The changes of {@code tree} from this revision to {@code target}'s, copied: for tests and small diffs. */
+    public java.util.List<Change> changes(Snapshot target, Tree tree) {
+        java.util.List<Change> out = new java.util.ArrayList<>();
+        diff(target, tree, (name, key, oldValue, newValue) -> out.add(new Change(name, bytes(key), bytes(oldValue),
+                bytes(newValue))));
+        return out;
+    }
+
+    private static byte[] bytes(org.agrona.DirectBuffer b) {
+        if (b == null) {
+            return null;
+        }
+        byte[] copy = new byte[b.capacity()];
+        b.getBytes(0, copy);
+        return copy;
+    }
+
+    private void checkDiffable(Snapshot target) {
+        java.util.Objects.requireNonNull(target, "target snapshot must not be null");
+        if (target.store != store) {
+            throw new IllegalArgumentException("cannot diff revision " + revision() + " of " + store.describe()
+                    + " against a snapshot of another Store object (" + target.store.describe() + "): page numbers"
+                    + " are shared only within one store");
+        }
+    }
+
     public boolean isClosed() {
         return closed;
     }
