@@ -147,6 +147,8 @@ final class ModelHarness {
     private final Storage storage;
     private final boolean file;
     private final int pageSize;
+    /** Whether a snapshot check also diffs snapshots against each other and the newest revision. */
+    private boolean checkDiffs;
 
     ModelHarness(boolean file, int pageSize) {
         this(file ? FILE : MEMORY, pageSize);
@@ -156,6 +158,12 @@ final class ModelHarness {
         this.storage = storage;
         this.file = storage.durable();
         this.pageSize = pageSize;
+    }
+
+    /** Makes every snapshot check diff open snapshots and the newest revision against the models too. */
+    ModelHarness checkingDiffs() {
+        checkDiffs = true;
+        return this;
     }
 
     /** The operations a seed stands for. */
@@ -539,6 +547,9 @@ final class ModelHarness {
                     }
                 }
                 case CHECK_SNAPSHOT -> {
+                    if (checkDiffs) {
+                        checkDiffs(op, tree);
+                    }
                     if (!snapshots.isEmpty()) {
                         int i = op.pick() % snapshots.size();
                         verifyAll(snapshots.get(i), snapshotModels.get(i), "snapshot " + i);
@@ -687,6 +698,27 @@ final class ModelHarness {
         private void checkAllSnapshots() {
             for (int i = 0; i < snapshots.size(); i++) {
                 verifyAll(snapshots.get(i), snapshotModels.get(i), "snapshot " + i);
+            }
+        }
+
+        /** Diffs two open snapshots, and one against the newest revision both ways, against the models. */
+        private void checkDiffs(Op op, Tree tree) {
+            try (Snapshot newest = store.beginRead()) {
+                String where = "step " + step;
+                if (snapshots.isEmpty()) {
+                    DiffModel.check(newest, committed, newest, committed, where);
+                    return;
+                }
+                int i = op.pick() % snapshots.size();
+                int j = op.value() % snapshots.size();
+                Snapshot a = snapshots.get(i);
+                Map<String, TreeMap<byte[], byte[]>> ma = snapshotModels.get(i);
+                DiffModel.check(a, ma, snapshots.get(j), snapshotModels.get(j), where);
+                DiffModel.check(a, ma, newest, committed, where);
+                DiffModel.check(newest, committed, a, ma, where);
+                if (ma.containsKey(tree.name()) || committed.containsKey(tree.name())) {
+                    DiffModel.checkTree(a, ma, newest, committed, tree, where);
+                }
             }
         }
 
