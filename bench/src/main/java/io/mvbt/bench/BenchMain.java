@@ -11,7 +11,8 @@ import io.mvbt.bench.directory.DirectoryBench;
  * benchmark against SQLite (see {@link DirectoryBench}), or {@code redis-readers ...} for reader
  * processes on a store on a Redis Cluster (see {@link io.mvbt.bench.redis.ReaderScaleOut}), or
  * {@code redis-modes ...} for the Redis store's modes beside a file store (see
- * {@link io.mvbt.bench.redis.RedisModes}).
+ * {@link io.mvbt.bench.redis.RedisModes}), or {@code diff ...} for the cost of a diff of two revisions against
+ * a merge scan of both (see {@link DiffBench}).
  */
 public final class BenchMain {
     private BenchMain() {
@@ -28,6 +29,10 @@ public final class BenchMain {
         }
         if (args.length > 0 && args[0].equals("redis-modes")) {
             System.exit(io.mvbt.bench.redis.RedisModes.main(Arrays.copyOfRange(args, 1, args.length)));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("diff")) {
+            System.exit(DiffBench.main(Arrays.copyOfRange(args, 1, args.length)));
             return;
         }
         if (args.length > 0 && args[0].equals("directory")) {

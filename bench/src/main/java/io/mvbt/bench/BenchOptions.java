@@ -37,7 +37,8 @@ public final class BenchOptions {
     @Command(name = "java -jar bench/target/mvbt-bench.jar", sortOptions = false,
             footerHeading = "%nOther benchmarks:%n",
             footer = {"  java -jar bench/target/mvbt-bench.jar jmh [JMH options]",
-                "  java -jar bench/target/mvbt-bench.jar directory [options]  (directory --help)"})
+                "  java -jar bench/target/mvbt-bench.jar directory [options]  (directory --help)",
+                "  java -jar bench/target/mvbt-bench.jar diff [--entries N] [--changes K]  (revision diff against a merge scan)"})
     static final class Arguments {
         @Option(names = {"--suite", "--suites"}, split = ",", paramLabel = "S",
                 description = "dbbench, history, deleterange, readwhilewriting, fillrandom (dbbench's phase alone,"
