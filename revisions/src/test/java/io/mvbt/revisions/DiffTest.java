@@ -239,6 +239,30 @@ class DiffTest {
         }
     }
 
+    /** The README's diff example, as it stands there: what it prints. */
+    @Test
+    void theReadmeExamplePrintsWhatItSays() {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream out = new java.io.PrintStream(bytes, true, java.nio.charset.StandardCharsets.UTF_8);
+        try (Store store = Store.inMemory()) {
+            TypedTree<String, String> users = TypedTree.of(store.tree("users"), Codecs.STRING, Codecs.STRING);
+            store.update(tx -> {
+                tx.createTreeIfAbsent("users");
+                users.put(tx, "alice", "owner");
+            });
+            try (Snapshot before = store.beginRead()) {
+                store.write(tx -> users.put(tx, "carol", "staff"));
+                try (Snapshot after = store.beginRead()) {
+                    DiffStats stats = before.diff(after, store.tree("users"), (tree, key, oldValue, newValue) ->
+                            out.println(key.getStringWithoutLengthUtf8(0, key.capacity())
+                                    + (oldValue == null ? ": added" : newValue == null ? ": removed" : ": changed")));
+                    out.println(stats.pagesRead());
+                }
+            }
+        }
+        assertEquals("carol: added\n2\n", bytes.toString(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
     @Test
     void snapshotsOfAnotherStoreAreRefused() {
         try (Store one = Store.inMemory(); Store two = Store.inMemory()) {
