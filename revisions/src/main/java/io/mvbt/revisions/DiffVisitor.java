@@ -8,8 +8,9 @@ import org.agrona.DirectBuffer;
  * tree by tree in name order and, within a tree, key by key in key order.
  *
  * <p>Keys and values are views of page memory (or of a copy, for a value spread over several
- * overflow runs) that are valid only until the call returns: copy what you keep. A visitor that
- * throws ends the diff; the exception reaches the caller.
+ * overflow runs) that are valid only until the call returns: copy what you keep (in the checked
+ * mode, a view read after its call throws {@link IndexOutOfBoundsException}). A visitor that throws
+ * ends the diff; the exception reaches the caller.
  */
 public interface DiffVisitor {
     /**

@@ -21,6 +21,8 @@ final class RevisionDiff {
     private final CountingReader olderReader;
     private final CountingReader newerReader;
     private final TreeDiff treeDiff = new TreeDiff();
+    /** In the checked mode, fails the views handed to the visitor once its call returns. */
+    private final LentViews lender;
     private final UnsafeBuffer key = new UnsafeBuffer(0, 0);
     private final UnsafeBuffer olderValue = new UnsafeBuffer(0, 0);
     private final UnsafeBuffer newerValue = new UnsafeBuffer(0, 0);
@@ -31,6 +33,7 @@ final class RevisionDiff {
     RevisionDiff(Snapshot older, Snapshot newer) {
         this.olderReader = new CountingReader(older.reader());
         this.newerReader = new CountingReader(newer.reader());
+        this.lender = LentViews.of(older.store.options().checked());
     }
 
     /** Every user tree: created and dropped ones as events, the others key by key; in tree name order. */
@@ -83,7 +86,12 @@ final class RevisionDiff {
                     key.wrap(keyAddress, keyLength);
                     DirectBuffer before = olderEntry == 0 ? null : view(olderReader, olderEntry, true);
                     DirectBuffer after = newerEntry == 0 ? null : view(newerReader, newerEntry, false);
-                    visitor.changed(name, key, before, after);
+                    try {
+                        visitor.changed(name, lender.lend(key), before == null ? null : lender.lend(before),
+                                after == null ? null : lender.lend(after));
+                    } finally {
+                        lender.revoke();
+                    }
                     reported[0]++;
                 });
         long reads = olderReader.reads() + newerReader.reads() - readsBefore;

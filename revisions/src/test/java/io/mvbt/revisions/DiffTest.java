@@ -264,6 +264,31 @@ class DiffTest {
     }
 
     @Test
+    void aViewKeptPastItsCallFailsInTheCheckedMode() {
+        try (Store store = Store.inMemory(StoreOptions.defaults().checked(true))) {
+            Tree t = load(store, 10, 8);
+            try (Snapshot before = store.beginRead()) {
+                try (WriteTxn tx = store.beginWrite()) {
+                    tx.delete(t, key(4));
+                    tx.commit();
+                }
+                try (Snapshot after = store.beginRead()) {
+                    List<DirectBuffer> kept = new ArrayList<>();
+                    before.diff(after, t, (name, k, o, n) -> {
+                        assertEquals(2L, k.getLong(0, java.nio.ByteOrder.BIG_ENDIAN) / 2);
+                        kept.add(k);
+                        kept.add(o);
+                    });
+                    assertEquals(2, kept.size());
+                    for (DirectBuffer view : kept) {
+                        assertThrows(IndexOutOfBoundsException.class, () -> view.getByte(0));
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
     void snapshotsOfAnotherStoreAreRefused() {
         try (Store one = Store.inMemory(); Store two = Store.inMemory()) {
             Tree t = load(one, 3, 3);
