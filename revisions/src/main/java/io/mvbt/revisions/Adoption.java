@@ -8,8 +8,8 @@ import io.mvbt.pagestore.PageStore;
 
 /**
  * Takes on the state a store's metas describe: the revision a meta names, and for a writer the
- * newest trusted meta with its meta slots, free map and free space (at open, and at each turn of
- * writers that take turns). Remembers the newer revisions recovery had to drop.
+ * newest trusted meta with its meta slots, free map, free space and named revisions (at open, and
+ * at each turn of writers that take turns). Remembers the newer revisions recovery had to drop.
  */
 final class Adoption {
     private final PageStore pages;
@@ -23,11 +23,13 @@ final class Adoption {
     /** The shadows of a store file's writer, or null; and the writer's pages held in one, or null. */
     private final Shadows shadows;
     private final DirtyPages dirty;
+    /** The revisions kept under names, which the writer holds. */
+    private final NamedRevisions named;
     /** Newer revisions that recovery found incomplete or damaged and did not open at. */
     private volatile List<String> dropped = List.of();
 
     Adoption(PageStore pages, Writeback writeback, Checksums checksums, PageAccess access, Publisher publisher, FreeMap freeMap,
-            FreeSpace space, Health health, Shadows shadows, DirtyPages dirty) {
+            FreeSpace space, Health health, Shadows shadows, DirtyPages dirty, NamedRevisions named) {
         this.pages = pages;
         this.writeback = writeback;
         this.checksums = checksums;
@@ -38,6 +40,7 @@ final class Adoption {
         this.health = health;
         this.shadows = shadows;
         this.dirty = dirty;
+        this.named = named;
     }
 
     /**
@@ -81,6 +84,7 @@ final class Adoption {
             space.loadFlip(flip, m.pageCount);
         }
         space.loaded();
+        named.load(opened, loader);
         return m;
     }
 

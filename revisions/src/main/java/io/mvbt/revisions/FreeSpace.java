@@ -429,6 +429,17 @@ final class FreeSpace {
     }
 
     /**
+     * Makes a reusable page wait for held revisions from {@code low} to {@code holder}: at open, for
+     * a page a named revision reaches that the free map calls free ({@link NamedRevisions}).
+     */
+    void pendIfReusable(long pageNo, long holder, long low) {
+        if (pageNo < store.pageCount() && reusable.get(pageNo)) {
+            reusable.clear(pageNo);
+            pending.add(holder, low, pageNo, 1);
+        }
+    }
+
+    /**
      * Makes every reusable page wait for {@code holder}: at open, when readers hold revisions up to
      * it and which revision freed each free page is not known.
      */

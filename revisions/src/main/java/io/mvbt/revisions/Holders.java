@@ -5,21 +5,24 @@ import java.util.Arrays;
 
 /**
  * The revisions that pin pages at one look, ascending and distinct: open snapshots and running
- * checkpoints, the durable revision (recovery may open at it), and whatever readers elsewhere
- * hold. Used by whoever holds the writer permit, and refilled at each look.
+ * checkpoints, the durable revision (recovery may open at it), named revisions, and whatever
+ * readers elsewhere hold. Used by whoever holds the writer permit, and refilled at each look.
  */
 final class Holders {
     private final ReaderRegistry registry;
     private final Publisher publisher;
     /** Whether the store has a durable revision to keep (not in memory). */
     private final boolean durable;
+    /** Revisions kept under a name, held until released. */
+    private final NamedRevisions named;
     private long[] revisions = new long[128];
     private int count;
     /** Oldest revision a snapshot or checkpoint held at the last look, or -1. */
     private long oldestReader = -1;
 
-    Holders(ReaderRegistry registry, Publisher publisher, boolean durable) {
+    Holders(ReaderRegistry registry, Publisher publisher, boolean durable, NamedRevisions named) {
         this.registry = registry;
+        this.named = named;
         this.publisher = publisher;
         this.durable = durable;
     }
@@ -34,6 +37,7 @@ final class Holders {
         if (durable) {
             add(publisher.durableRevision());
         }
+        named.addHeld(this, publisher.durableRevision());
         peers.addHeld(this);
         return this;
     }

@@ -77,7 +77,7 @@ final class IntegrityChecker {
         }
         if (problems.isEmpty() && freeSpace) {
             checkFreeSpace(r);
-            checkHeldRevisions();
+            checkHeldRevisions(r);
         }
         return new CheckReport(r.revision, pagesChecked, trees, entries, List.copyOf(problems));
     }
@@ -191,10 +191,14 @@ final class IntegrityChecker {
         }
     }
 
-    /** Nothing an open snapshot can reach may be reusable or discarded. */
-    private void checkHeldRevisions() {
+    /** Nothing an open snapshot or a named revision can reach may be reusable or discarded. */
+    private void checkHeldRevisions(Revision newest) {
         FreeSpace space = store.space();
-        for (Revision held : store.registry().heldRevisions()) {
+        List<Revision> all = new ArrayList<>(List.of(store.registry().heldRevisions()));
+        for (NamedRevisions.Entry e : NamedRevisions.list(reader, newest)) {
+            all.add(e.revision());
+        }
+        for (Revision held : all) {
             FreeMap freeMap = RevisionWalker.freeMapOf(held, store.pageSize());
             // An older revision may reach pages that no checkpoint sealed: its own bound applies.
             RevisionWalker.walk(reader.through(held.sealedThrough), held.catalog, held.fresh, freeMap, -1,
@@ -202,7 +206,7 @@ final class IntegrityChecker {
                         for (long p = pageNo; p < pageNo + pages; p++) {
                             if (space.reusable.get(p) || space.discarded.get(p)) {
                                 problems.add("page " + p + " is " + (space.reusable.get(p) ? "reusable" : "discarded")
-                                        + " but snapshot of revision " + held.revision + " reaches it");
+                                        + " but held revision " + held.revision + " reaches it");
                             }
                         }
                     });

@@ -276,6 +276,23 @@ final class PendingPages {
         }
     }
 
+    /**
+     * Pages that held revision {@code holder} alone can reach: those of its group whose oldest
+     * reaching held revision is itself (ask after a {@link #release} with the same held revisions).
+     */
+    long pagesOnlyHeldBy(long holder, long[] held, int n) {
+        Group g = groups.get(holder);
+        long pages = 0;
+        if (g != null) {
+            for (Bucket b : g.buckets) {
+                if (ceiling(held, n, b.low) == holder) {
+                    pages += b.pages();
+                }
+            }
+        }
+        return pages;
+    }
+
     /** Every pending run as (holder, low, page, count). */
     void copyTo(LongArrayList runs) {
         for (Map.Entry<Long, Group> e : groups.entrySet()) {

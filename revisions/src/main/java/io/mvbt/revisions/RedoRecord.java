@@ -47,6 +47,15 @@ final class RedoRecord {
         return this;
     }
 
+    /**
+     * The transaction changes what no record says (the named revisions): it is not recorded, and
+     * is made durable by its pages, as one too large to record.
+     */
+    void unrecordable() {
+        overflowed = true;
+        length = 0;
+    }
+
     boolean overflowed() {
         return overflowed;
     }

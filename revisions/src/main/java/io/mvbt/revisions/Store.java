@@ -86,6 +86,10 @@ public final class Store implements AutoCloseable {
     private final AtomicInteger treeIds = new AtomicInteger();
     /** The internal tree listing detached subtrees not yet freed. */
     private final Tree garbageTree = new Tree(Garbage.NAME, treeIds.getAndIncrement(), this, true);
+    /** The internal tree of the revisions kept under names. */
+    private final Tree namedTree = new Tree(NamedRevisions.NAME, treeIds.getAndIncrement(), this, true);
+    /** The named revisions the writer holds. */
+    private final NamedRevisions named = new NamedRevisions();
     private volatile boolean closed;
     /** Pages only, or commits recorded in a redo log ({@link StoreOptions#redoLog}). */
     private final DurabilityPolicy policy = new DurabilityPolicy(health);
@@ -125,8 +129,8 @@ public final class Store implements AutoCloseable {
         this.writer = new WriterPermit(pages);
         this.slots = new ReaderSlots(registry, pages);
         this.adoption = new Adoption(pages, writeback, checksums, access, publisher, freeMap, space, health, shadows,
-                dirty);
-        this.holders = new Holders(registry, publisher, pages.durable());
+                dirty, named);
+        this.holders = new Holders(registry, publisher, pages.durable(), named);
         this.peers = deployment.peers(new Deployment.Parts(pages, options, registry, slots, checksums, publisher, space,
                 adoption, health, holders, writer, writerWaits, treeIds::get));
         this.checkpoints = new Checkpoints(pages, path, options, publisher, registry, slots, peers, holders,
@@ -414,6 +418,9 @@ public final class Store implements AutoCloseable {
 
     private void recover() {
         MetaPage.Record m = adoption.adopt(this::checkLog);
+        // Before anything is allocated: the free map calls free what only named revisions reach.
+        Holders held = holders.collect(peers);
+        named.pinReachable(access.withTrustUnsealed(), latest(), space, held.revisions(), held.count());
         if (!m.steady()) {
             checkpoints.checkpoint(access.withTrustUnsealed());
         }
@@ -490,6 +497,14 @@ public final class Store implements AutoCloseable {
 
     Tree garbageTree() {
         return garbageTree;
+    }
+
+    Tree namedTree() {
+        return namedTree;
+    }
+
+    NamedRevisions named() {
+        return named;
     }
 
     /** The root of {@code tree} in revision {@code r}, or {@link Revision#ABSENT}; cached per revision. */
@@ -588,6 +603,169 @@ public final class Store implements AutoCloseable {
     public int clearStaleReaders() {
         checkOpen();
         return registry.clearStale();
+    }
+
+    // ------------------------------------------------------------------ named revisions
+
+    /**
+     * Keeps the newest revision under {@code name} until {@link #release}: across close, reopen,
+     * {@code kill -9} and power cuts, readable with {@link #beginRead(String)}, and none of its pages
+     * reused meanwhile. Makes the revision durable first (a checkpoint), then commits the name
+     * (SYNC). Waits for the write transaction like {@link #beginWrite()}. A name is 1 to
+     * {@value NamedRevisions#MAX_NAME_BYTES} UTF-8 bytes. Returns the revision kept. To name the
+     * revision a transaction commits, use {@link WriteTxn#retain}.
+     *
+     * @throws io.mvbt.NamedRevisionExistsException if a revision is kept under {@code name}
+     */
+    public long retain(String name) {
+        NamedRevisions.key(name);
+        checkWritable();
+        writer.refuseReentry("retain");
+        long[] kept = {-1};
+        holdingWriter("retain", () -> {
+            // Its pages reach the file, sealed, now: no later checkpoint writes a page only it reaches.
+            checkpoints.checkpoint();
+            checkWritable();
+            try (WriteTxn tx = beginInternalWrite()) {
+                kept[0] = tx.retainBase(name, sealedThroughFor(latest()));
+                tx.commit(Durability.SYNC);
+            } finally {
+                named.stage(-1);
+            }
+        });
+        return kept[0];
+    }
+
+    /**
+     * Lets go of the revision kept under {@code name}, in a commit of its own: its pages that no
+     * other holder reaches become free space again (once that commit is durable).
+     *
+     * @throws io.mvbt.NamedRevisionNotFoundException if no revision is kept under {@code name}
+     */
+    public void release(String name) {
+        NamedRevisions.key(name);
+        update(tx -> tx.release(name));
+    }
+
+    /**
+     * The revisions kept under names, in name order, with the pages each alone holds. Waits for the
+     * write transaction like {@link #beginWrite()} to count them; a read-only store cannot count
+     * them (the free space is the writer's) and says -1.
+     */
+    public List<NamedRevision> namedRevisions() {
+        checkOpen();
+        if (peers.readOnly()) {
+            return listNamed(null);
+        }
+        writer.refuseReentry("namedRevisions");
+        java.util.concurrent.atomic.AtomicReference<List<NamedRevision>> out = new java.util.concurrent.atomic.AtomicReference<>();
+        holdingWriter("namedRevisions", () -> {
+            Holders held = holders.collect(peers);
+            space.releasePending(held.revisions(), held.count());
+            out.set(listNamed(held));
+        });
+        return out.get();
+    }
+
+    private List<NamedRevision> listNamed(Holders held) {
+        try (Snapshot s = beginRead()) {
+            List<NamedRevision> out = new java.util.ArrayList<>();
+            for (NamedRevisions.Entry e : NamedRevisions.list(s.rev().reader(access), s.rev())) {
+                long pinned = held == null ? -1
+                        : space.pending.pagesOnlyHeldBy(e.revision().revision, held.revisions(), held.count());
+                out.add(new NamedRevision(e.name(), e.revision().revision, e.revision().commitMillis, pinned));
+            }
+            return out;
+        }
+    }
+
+    /**
+     * Opens a snapshot of the revision kept under {@code name}, an ordinary snapshot in every way
+     * (in a read-only store too).
+     *
+     * @throws io.mvbt.NamedRevisionNotFoundException if no revision is kept under {@code name}
+     */
+    public Snapshot beginRead(String name) {
+        byte[] key = NamedRevisions.key(name);
+        checkOpen();
+        int slot = slots.claim(ReaderRegistry.SNAPSHOT);
+        try {
+            NamedRevisions.Entry e;
+            try (Snapshot newest = beginRead()) {
+                e = NamedRevisions.find(newest.rev().reader(access), newest.rev(), key);
+                if (e == null) {
+                    throw notNamed(name);
+                }
+                registry.hold(slot, e.revision());
+            }
+            // The slot holds it before this look: a release the look does not see yet is published
+            // after it, and the writer reads the slots only after it publishes.
+            try (Snapshot after = beginRead()) {
+                NamedRevisions.Entry still = NamedRevisions.find(after.rev().reader(access), after.rev(), key);
+                if (still == null || still.revision().revision != e.revision().revision) {
+                    throw notNamed(name);
+                }
+            }
+            return new Snapshot(this, e.revision(), slot);
+        } catch (RuntimeException | Error t) {
+            release(slot);
+            throw t;
+        }
+    }
+
+    /**
+     * Opens a snapshot of revision {@code revision}: the newest, or one kept under a name.
+     *
+     * @throws io.mvbt.NamedRevisionNotFoundException if it is neither: a revision that only open
+     *         snapshots hold may be let go at any moment, so it cannot be opened by number
+     */
+    public Snapshot beginRead(long revision) {
+        checkOpen();
+        Snapshot newest = beginRead();
+        if (newest.revision() == revision) {
+            return newest;
+        }
+        String name = null;
+        try {
+            for (NamedRevisions.Entry e : NamedRevisions.list(newest.rev().reader(access), newest.rev())) {
+                if (e.revision().revision == revision) {
+                    name = e.name();
+                    break;
+                }
+            }
+        } finally {
+            newest.close();
+        }
+        if (name == null) {
+            throw new io.mvbt.NamedRevisionNotFoundException("revision " + revision + " of store " + describe()
+                    + " is neither the newest nor kept under a name");
+        }
+        return beginRead(name);
+    }
+
+    private io.mvbt.NamedRevisionNotFoundException notNamed(String name) {
+        return new io.mvbt.NamedRevisionNotFoundException("no revision is kept under the name '" + name
+                + "' in store " + describe());
+    }
+
+    /**
+     * The revision through which every page {@code r} reaches carries a checksum, for a record that
+     * names it: its own number once it is durable (a checkpoint or SYNC commit sealed it), else its
+     * bound when published.
+     */
+    long sealedThroughFor(Revision r) {
+        return durableRevision() >= r.revision ? adoption.bound(r.revision) : r.sealedThrough;
+    }
+
+    /** A commit at {@code revision} changed the named tree; it released the names of {@code released}, or null. */
+    void namesCommitted(long revision, org.agrona.collections.LongArrayList released) {
+        if (released != null) {
+            for (int i = 0; i < released.size(); i++) {
+                named.released(released.getLong(i), revision);
+            }
+        }
+        Revision r = latest();
+        named.load(r, r.reader(access));
     }
 
     // ------------------------------------------------------------------ writing
@@ -783,7 +961,9 @@ public final class Store implements AutoCloseable {
         holdingWriter("compact", () -> {
             checkpoints.checkpoint();
             try {
-                Compaction.atRest(checkpoints, pages, space, this::beginInternalWrite);
+                if (!named.any()) {
+                    Compaction.atRest(checkpoints, pages, space, this::beginInternalWrite);
+                }
             } finally {
                 // The free tail back; the writer's next pages are then prefaulted afresh.
                 checkpoints.shrinkAndPrefault(false);
@@ -1043,7 +1223,8 @@ public final class Store implements AutoCloseable {
     private void closingCheckpoint() {
         checkpoints.atClose();
         try {
-            if (options.compactAtClose()) {
+            // Moving pages would leave the copies named revisions reach where they are: no gain.
+            if (options.compactAtClose() && !named.any()) {
                 Compaction.atRest(checkpoints, pages, space, this::beginInternalWrite);
             }
         } finally {

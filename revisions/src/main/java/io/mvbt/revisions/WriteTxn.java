@@ -52,6 +52,12 @@ public final class WriteTxn extends View implements AutoCloseable {
     private boolean finished;
     /** Lets one operation run at a time, and a close take the transaction between two. */
     private final TxnGate gate = new TxnGate();
+    /** Whether a retain or release changed the named revisions: the commit then syncs its pages. */
+    private boolean namesChanged;
+    /** Whether the named tree changed at all (also by resolving SELF records). */
+    private boolean namedTreeChanged;
+    /** Revisions whose names this transaction released. */
+    private org.agrona.collections.LongArrayList releasedNames;
 
     /** The transaction's view of one tree; owned by the store and reused by later transactions. */
     static final class TreeState {
@@ -315,7 +321,7 @@ public final class WriteTxn extends View implements AutoCloseable {
         boolean changed = false;
         for (TreeState state : scratch.states) {
             if (state == null || state.revision != revision || state.exists == state.existedBefore
-                    || state.tree == store.garbageTree()) {
+                    || state.tree == store.garbageTree() || state.tree == store.namedTree()) {
                 continue;
             }
             changed = true;
@@ -490,6 +496,138 @@ public final class WriteTxn extends View implements AutoCloseable {
         return state.root;
     }
 
+    /**
+     * Keeps the revision this transaction commits under {@code name} until {@link Store#release}:
+     * across close, reopen and crashes, readable with {@link Store#beginRead(String)}, and none of
+     * its pages reused meanwhile. The commit then syncs its pages whatever durability it is given
+     * (a page only a named revision reaches is never written by a later checkpoint). A name is 1
+     * to {@value NamedRevisions#MAX_NAME_BYTES} UTF-8 bytes.
+     *
+     * @throws io.mvbt.NamedRevisionExistsException if a revision is kept under {@code name}
+     */
+    public void retain(String name) {
+        byte[] key = NamedRevisions.key(name);
+        checkUsable();
+        try {
+            putName(name, key, NamedRevisions.self(revision));
+        } finally {
+            done();
+        }
+    }
+
+    /**
+     * Keeps the base revision (the newest, which the caller made durable) under {@code name};
+     * returns its number.
+     */
+    long retainBase(String name, long sealedThrough) {
+        byte[] key = NamedRevisions.key(name);
+        checkUsable();
+        try {
+            putName(name, key, NamedRevisions.encode(base, sealedThrough));
+            store.named().stage(base.revision);
+            return base.revision;
+        } finally {
+            done();
+        }
+    }
+
+    private void putName(String name, byte[] key, byte[] record) {
+        TreeState state = namedState();
+        if (NamedRevisions.findIn(pages, state.root, key)) {
+            throw new io.mvbt.NamedRevisionExistsException("a revision is already kept under the name '" + name
+                    + "' in store " + store.describe() + ": release it first");
+        }
+        changing();
+        try {
+            editor.put(pages, state.root, key, BYTE_BASE, key.length, record, BYTE_BASE, record.length);
+        } catch (RuntimeException e) {
+            throw poisoned(e);
+        } catch (Error e) {
+            throw poisoned(e);
+        }
+        userChangedNames();
+    }
+
+    /**
+     * Lets go of the revision kept under {@code name} once this transaction commits: its pages that
+     * nothing else reaches become free space again.
+     *
+     * @throws io.mvbt.NamedRevisionNotFoundException if no revision is kept under {@code name}
+     */
+    public void release(String name) {
+        byte[] key = NamedRevisions.key(name);
+        checkUsable();
+        try {
+            TreeState state = namedState();
+            if (!NamedRevisions.findIn(pages, state.root, key)) {
+                throw new io.mvbt.NamedRevisionNotFoundException("no revision is kept under the name '" + name
+                        + "' in store " + store.describe());
+            }
+            long named = NamedRevisions.revisionAt(pages, state.root, key);
+            changing();
+            try {
+                editor.delete(pages, state.root, key, BYTE_BASE, key.length);
+            } catch (RuntimeException e) {
+                throw poisoned(e);
+            } catch (Error e) {
+                throw poisoned(e);
+            }
+            if (releasedNames == null) {
+                releasedNames = new org.agrona.collections.LongArrayList();
+            }
+            releasedNames.addLong(named);
+            userChangedNames();
+        } finally {
+            done();
+        }
+    }
+
+    /** A redo record cannot say what a name keeps: this commit is made durable by its pages. */
+    private void userChangedNames() {
+        namesChanged = true;
+        namedTreeChanged = true;
+        if (redo != null) {
+            redo.unrecordable();
+        }
+    }
+
+    /** The named tree's state in this transaction, created if needed; it will be written at commit. */
+    private TreeState namedState() {
+        TreeState state = state(store.namedTree());
+        if (!state.exists) {
+            state.exists = true;
+            state.root.clear();
+        }
+        state.dirty = true;
+        return state;
+    }
+
+    /**
+     * Writes what the base's SELF records name (see {@link NamedRevisions}): the base's roots, as
+     * the revision each record names, before this commit's catalog replaces the base's.
+     */
+    private void resolveSelfRecords() {
+        TreeState state = namedState();
+        TreeCursor c = new TreeCursor();
+        java.util.List<byte[]> keys = new java.util.ArrayList<>();
+        java.util.List<byte[]> records = new java.util.ArrayList<>();
+        c.reset(pages, state.root);
+        for (boolean ok = c.first(); ok; ok = c.next()) {
+            String name = c.key().getStringWithoutLengthUtf8(0, c.keyLength());
+            NamedRevisions.Entry e = NamedRevisions.decode(name, c.value(), base);
+            if (e.self() && e.revision().revision != revision) {
+                keys.add(name.getBytes(StandardCharsets.UTF_8));
+                records.add(NamedRevisions.encode(e.revision(), store.sealedThroughFor(e.revision())));
+            }
+        }
+        for (int i = 0; i < keys.size(); i++) {
+            byte[] key = keys.get(i);
+            byte[] record = records.get(i);
+            editor.put(pages, state.root, key, BYTE_BASE, key.length, record, BYTE_BASE, record.length);
+        }
+        namedTreeChanged = true;
+    }
+
     /** Pages of detached subtrees freed per commit. */
     private static final long RECLAIM_PER_COMMIT = 64;
 
@@ -639,6 +777,9 @@ public final class WriteTxn extends View implements AutoCloseable {
 
     /** The handle of a tree the catalog lists, internal ones included. */
     private Tree handleOf(Catalog.Entry e) {
+        if (e.name.equals(NamedRevisions.NAME)) {
+            return store.namedTree();
+        }
         return e.name.equals(Garbage.NAME) ? store.garbageTree() : store.tree(e.name);
     }
 
@@ -695,17 +836,24 @@ public final class WriteTxn extends View implements AutoCloseable {
             }
             boolean done = false;
             try {
+                if (store.named().selfRecords()) {
+                    resolveSelfRecords();
+                }
                 reclaimDetached();
                 TreeRoot[] roots = Arrays.copyOf(base.roots, Math.max(base.roots.length, store.treeCount()));
                 FreshRoots fresh = foldRoots(roots);
                 if (store.options().checked()) {
                     check();
                 }
-                committer.commit(revision, catalog, fresh, roots, durability, redo);
+                committer.commit(revision, catalog, fresh, roots, namesChanged ? Durability.SYNC : durability, redo);
                 done = true;
+                if (namedTreeChanged) {
+                    store.namesCommitted(revision, releasedNames);
+                }
             } catch (StorageException e) {
                 throw committer.writeFailed(e);
             } finally {
+                store.named().stage(-1);
                 finish(!done);
             }
         } finally {
