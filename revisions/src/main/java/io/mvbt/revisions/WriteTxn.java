@@ -52,8 +52,8 @@ public final class WriteTxn extends View implements AutoCloseable {
     private boolean finished;
     /** Lets one operation run at a time, and a close take the transaction between two. */
     private final TxnGate gate = new TxnGate();
-    /** Whether a retain or release changed the named revisions: the commit then syncs its pages. */
-    private boolean namesChanged;
+    /** Whether a retain named a revision: the commit then syncs its pages. */
+    private boolean retained;
     /** Whether the named tree changed at all (also by resolving SELF records). */
     private boolean namedTreeChanged;
     /** Revisions whose names this transaction released. */
@@ -510,6 +510,7 @@ public final class WriteTxn extends View implements AutoCloseable {
         checkUsable();
         try {
             putName(name, key, NamedRevisions.self(revision));
+            retained = true;
         } finally {
             done();
         }
@@ -584,7 +585,6 @@ public final class WriteTxn extends View implements AutoCloseable {
 
     /** A redo record cannot say what a name keeps: this commit is made durable by its pages. */
     private void userChangedNames() {
-        namesChanged = true;
         namedTreeChanged = true;
         if (redo != null) {
             redo.unrecordable();
@@ -845,7 +845,7 @@ public final class WriteTxn extends View implements AutoCloseable {
                 if (store.options().checked()) {
                     check();
                 }
-                committer.commit(revision, catalog, fresh, roots, namesChanged ? Durability.SYNC : durability, redo);
+                committer.commit(revision, catalog, fresh, roots, retained ? Durability.SYNC : durability, redo);
                 done = true;
                 if (namedTreeChanged) {
                     store.namesCommitted(revision, releasedNames);

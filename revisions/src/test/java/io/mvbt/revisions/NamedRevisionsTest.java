@@ -213,6 +213,54 @@ class NamedRevisionsTest {
         }
     }
 
+    /**
+     * Recovery may open at the durable revision, whose catalog still names a revision released
+     * after it: until the release is durable, that revision's pages stay where they are. (With a
+     * redo log a release is made durable by its pages at once: no record says it.)
+     */
+    @org.junit.jupiter.api.Test
+    void aReleaseFreesNothingUntilItIsDurable() {
+        StoreOptions slow = options(false).checkpointInterval(Duration.ofHours(1));
+        try (Store store = Store.open(dir.resolve("u.mvbt"), slow)) {
+            writeAll(store, 0, null);
+            store.retain("a");
+            writeAll(store, 1, null);
+            store.sync();
+            // The pages only a reaches: freed since, so not in use.
+            PageSet freed = new PageSet();
+            try (Snapshot a = store.beginRead("a")) {
+                Revision r = a.rev();
+                RevisionWalker.walk(r.reader(store.access()), r.catalog, r.fresh,
+                        RevisionWalker.freeMapOf(r, store.pageSize()), -1, (pageNo, revision, type, address, pages) -> {
+                            for (long p = pageNo; p < pageNo + pages; p++) {
+                                if (!store.space().inUse.get(p)) {
+                                    freed.set(p);
+                                }
+                            }
+                        });
+            }
+            long count = freed.cardinality();
+            assertTrue(count > KEYS / 100, "a alone reaches " + count + " pages");
+            store.update(tx -> tx.release("a"));
+            writeAll(store, 2, null);
+            assertEquals(List.of(), store.namedRevisions());
+            for (long p = freed.nextSetBit(0); p >= 0; p = freed.nextSetBit(p + 1)) {
+                assertTrue(!store.space().reusable.get(p) && !store.space().inUse.get(p), "page " + p
+                        + " of released revision a was let go before the release was durable");
+            }
+            store.sync();
+            store.namedRevisions();
+            long back = 0;
+            for (long p = freed.nextSetBit(0); p >= 0; p = freed.nextSetBit(p + 1)) {
+                if (store.space().reusable.get(p) || store.space().inUse.get(p)) {
+                    back++;
+                }
+            }
+            assertEquals(count, back, "pages of a given back once its release is durable");
+            assertChecked(store);
+        }
+    }
+
     @ParameterizedTest(name = "redoLog={0}")
     @ValueSource(booleans = {false, true})
     void detachedSubtreesFreedLaterStayReadable(boolean redo) {
