@@ -38,26 +38,47 @@ class PowerCutTest {
         run(true);
     }
 
+    /**
+     * Named revisions retained (by the store and in transactions) and released at random: after the
+     * cut every name whose retain returned and that no release touched since is there, and every
+     * name there reads exactly as the revision it names was committed, before and after the
+     * recovered store rewrites what they reach.
+     */
+    @Test
+    void powerCutsKeepNamedRevisions() {
+        run(false, true);
+    }
+
+    @Test
+    void powerCutsKeepNamedRevisionsOfAStoreWithARedoLog() {
+        run(true, true);
+    }
+
     private static void run(boolean logged) {
+        run(logged, false);
+    }
+
+    private static void run(boolean logged, boolean named) {
         long segmentBytes = RedoLog.segmentBytes;
         // Small segments: rotations and the deletions of checkpoints happen within a trial.
         RedoLog.segmentBytes = 16 << 10;
         try {
-            trials(logged);
+            trials(logged, named);
         } finally {
             RedoLog.segmentBytes = segmentBytes;
         }
     }
 
-    private static void trials(boolean logged) {
-        int trials = Profile.size("mvbt.powercut.trials", 1000, 100_000);
+    private static void trials(boolean logged, boolean named) {
+        int trials = named ? Profile.size("mvbt.powercut.trials", 1000, 100_000) / 4
+                : Profile.size("mvbt.powercut.trials", 1000, 100_000);
         long seed0 = Long.getLong("mvbt.powercut.seed", 1);
         int recoveredAtDurable = 0;
         int recoveredLater = 0;
         for (int trial = 0; trial < trials; trial++) {
             long seed = seed0 * 1_000_003 + trial;
             try {
-                if (trial(seed, logged)) {
+                if (trial(seed, logged, named)) {
                     recoveredAtDurable++;
                 } else {
                     recoveredLater++;
@@ -67,14 +88,15 @@ class PowerCutTest {
                         + " (trial " + trial + ", seed " + seed + ")", t);
             }
         }
-        System.out.println("power cuts" + (logged ? " with a redo log: " : ": ") + trials + " trials, " + recoveredAtDurable
+        System.out.println("power cuts" + (named ? " with named revisions" : "")
+                + (logged ? " with a redo log: " : ": ") + trials + " trials, " + recoveredAtDurable
                 + " recovered at the last durable commit, " + recoveredLater + " at a later commit, 0 failures; "
                 + MID_SYNC.get() + " cuts during a sync");
         assertEquals(trials, recoveredAtDurable + recoveredLater);
     }
 
     /** Runs one trial; returns whether the store came back exactly at the last durable commit. */
-    private static boolean trial(long seed, boolean logged) {
+    private static boolean trial(long seed, boolean logged, boolean named) {
         // Consecutive seeds give java.util.Random nearly the same first draws: spread them first.
         Random random = new Random(seed * 0x9E3779B97F4A7C15L);
         StoreOptions options = StoreOptions.defaults().durability(Durability.NORMAL)
@@ -91,6 +113,10 @@ class PowerCutTest {
         long newest = 0;
         byte[] image;
         PowerCutRedoStorage logImage = null;
+        // Names whose retain returned and that no release has touched since: they must survive.
+        Map<String, Long> mustKeep = new HashMap<>();
+        // Names retained, with the revision each named, in the writer's view.
+        Map<String, Long> names = new HashMap<>();
         try (Store store = Store.over(disk, options, true, log)) {
             committed.put(store.revision(), ModelHarness.deepCopy(model));
             durable = store.revision();
@@ -138,6 +164,14 @@ class PowerCutTest {
                         if (random.nextInt(8) == 0) {
                             continue; // abort
                         }
+                        String retained = null;
+                        if (named && random.nextInt(6) == 0) {
+                            String name = "n" + random.nextInt(4);
+                            if (!names.containsKey(name)) {
+                                tx.retain(name);
+                                retained = name;
+                            }
+                        }
                         Durability d = random.nextInt(3) == 0 ? Durability.SYNC : Durability.NORMAL;
                         committed.put(tx.revision(), ModelHarness.deepCopy(working));
                         newest = tx.revision();
@@ -147,8 +181,12 @@ class PowerCutTest {
                             break; // the power went during this commit's sync
                         }
                         model = working;
-                        if (d == Durability.SYNC) {
+                        if (d == Durability.SYNC || retained != null) {
                             durable = tx.revision();
+                        }
+                        if (retained != null) {
+                            names.put(retained, tx.revision());
+                            mustKeep.put(retained, tx.revision());
                         }
                     }
                 } else if (kind < 16) {
@@ -167,6 +205,36 @@ class PowerCutTest {
                     }
                     durable = store.revision();
                     newest = durable;
+                } else if (named && kind == 16) {
+                    String name = "n" + random.nextInt(4);
+                    if (names.containsKey(name)) {
+                        mustKeep.remove(name);
+                        names.remove(name);
+                        // A checkpoint may add an empty revision first; the release's commit follows.
+                        committed.put(store.revision() + 1, ModelHarness.deepCopy(model));
+                        newest = store.revision() + 1;
+                        try {
+                            store.release(name);
+                        } catch (StoreFailedException e) {
+                            break;
+                        }
+                        newest = store.revision();
+                    } else {
+                        committed.put(store.revision() + 1, ModelHarness.deepCopy(model));
+                        committed.put(store.revision() + 2, ModelHarness.deepCopy(model));
+                        newest = store.revision() + 2;
+                        long kept;
+                        try {
+                            kept = store.retain(name);
+                        } catch (StoreFailedException e) {
+                            break;
+                        }
+                        committed.remove(store.revision() + 1);
+                        newest = store.revision();
+                        durable = store.revision();
+                        names.put(name, kept);
+                        mustKeep.put(name, kept);
+                    }
                 } else if (kind < 18) {
                     if (pinned != null) {
                         pinned.close();
@@ -218,13 +286,59 @@ class PowerCutTest {
                     assertEquals(null, diff, "revision " + revision + " is not exactly what was committed");
                 }
             }
+            if (named) {
+                checkNamed(recovered, committed, mustKeep);
+            }
             // The recovered store takes writes again.
             try (WriteTxn tx = recovered.beginWrite()) {
                 tx.put(tx.createTreeIfAbsent("a"), "after".getBytes(), new byte[10]);
                 tx.commit(Durability.SYNC);
             }
             recovered.check().throwIfDamaged();
+            if (named) {
+                // Rewrites that would reuse the pages named revisions reach if they were free.
+                for (int i = 0; i < 20; i++) {
+                    try (WriteTxn tx = recovered.beginWrite()) {
+                        Tree tree = tx.createTreeIfAbsent("a");
+                        for (int k = 0; k < 3000; k += 1 + random.nextInt(40)) {
+                            tx.put(tree, String.format("k%05d", k).getBytes(), new byte[60]);
+                        }
+                        tx.commit();
+                    }
+                }
+                checkNamed(recovered, committed, mustKeep);
+                recovered.check().throwIfDamaged();
+            }
             return committed.floorKey(revision) <= durable || revision == durable;
+        }
+    }
+
+    /** Every name that must survive is there, and every name there reads as its revision was committed. */
+    private static void checkNamed(Store recovered, TreeMap<Long, Map<String, TreeMap<byte[], byte[]>>> committed,
+            Map<String, Long> mustKeep) {
+        Map<String, Long> found = new HashMap<>();
+        for (NamedRevision n : recovered.namedRevisions()) {
+            found.put(n.name(), n.revision());
+        }
+        for (Map.Entry<String, Long> e : mustKeep.entrySet()) {
+            assertEquals(e.getValue(), found.get(e.getKey()), "named revision '" + e.getKey() + "' lost: " + found);
+        }
+        for (Map.Entry<String, Long> e : found.entrySet()) {
+            try (Snapshot s = recovered.beginRead(e.getKey())) {
+                assertEquals((long) e.getValue(), s.revision());
+                Map<String, TreeMap<byte[], byte[]>> expected = committed.floorEntry(s.revision()).getValue();
+                for (String name : TREES) {
+                    Tree tree = recovered.tree(name);
+                    TreeMap<byte[], byte[]> m = expected.get(name);
+                    if (m == null) {
+                        assertTrue(!s.hasTree(tree), "tree " + name + " should not exist at named revision "
+                                + s.revision());
+                        continue;
+                    }
+                    assertEquals(null, CrashWorkload.difference(s, tree, m), "named revision '" + e.getKey() + "' ("
+                            + s.revision() + ") is not what was committed");
+                }
+            }
         }
     }
 }
