@@ -60,6 +60,21 @@ class CrashTest {
         killRepeatedly(Durability.SYNC, dir.resolve("logged.mvbt"), 14, null, true);
     }
 
+    /**
+     * Every tenth commit retains its revision and releases the one fifty commits older: after each
+     * kill exactly the names of the commits the store holds are there, each reading as its commit
+     * left the store, though the commits since rewrote and freed what they reach.
+     */
+    @Test
+    void namedRevisionsSurviveKills() throws Exception {
+        killRepeatedly(Durability.NORMAL, dir.resolve("named.mvbt"), 15, null, false, true);
+    }
+
+    @Test
+    void namedRevisionsOfALoggingWriterSurviveKills() throws Exception {
+        killRepeatedly(Durability.NORMAL, dir.resolve("named-logged.mvbt"), 16, null, true, true);
+    }
+
     private void killRepeatedly(Durability durability, Path path, long seed) throws Exception {
         killRepeatedly(durability, path, seed, null, false);
     }
@@ -70,6 +85,11 @@ class CrashTest {
 
     private void killRepeatedly(Durability durability, Path path, long seed, Path shadows, boolean redoLog)
             throws Exception {
+        killRepeatedly(durability, path, seed, shadows, redoLog, false);
+    }
+
+    private void killRepeatedly(Durability durability, Path path, long seed, Path shadows, boolean redoLog,
+            boolean named) throws Exception {
         int kills = Profile.size("mvbt.crash.kills", 25, 1000);
         Random random = new Random(seed);
         long previous = 0;
@@ -77,7 +97,7 @@ class CrashTest {
         java.util.TreeMap<byte[], byte[]> model = CrashWorkload.model(0);
         for (int k = 0; k < kills; k++) {
             long reported = runAndKill(path, durability, 30 + random.nextInt(400), random.nextBoolean() ? 5 : 200,
-                    shadows, redoLog);
+                    shadows, redoLog, named);
             assertTrue(!redoLog || RedoFiles.present(path), "kill " + k + ": the child left no redo log");
             try (Store store = Store.open(path, StoreOptions.defaults().shadowDirectory(shadows))) {
                 store.check().throwIfDamaged();
@@ -95,6 +115,9 @@ class CrashTest {
                             + found);
                     previous = found;
                 }
+                if (named) {
+                    checkNamed(store, tree, found(store, tree), k);
+                }
             }
             assertTrue(!RedoFiles.present(path), "the redo log outlived its replay");
         }
@@ -103,9 +126,39 @@ class CrashTest {
                 + " commits checked, 0 failures");
     }
 
+    private static long found(Store store, Tree tree) {
+        try (Snapshot s = store.beginRead()) {
+            return CrashWorkload.counter(s, tree);
+        }
+    }
+
+    /** The names of the commits {@code found} holds are there, exactly, each reading as its commit left the store. */
+    private static void checkNamed(Store store, Tree tree, long found, int kill) {
+        List<String> expected = new ArrayList<>();
+        for (long i = Math.max(CrashChild.NAMED_EVERY, found - CrashChild.NAMED_WINDOW + 1); i <= found; i++) {
+            if (i % CrashChild.NAMED_EVERY == 0) {
+                expected.add(CrashChild.name(i));
+            }
+        }
+        List<String> names = new ArrayList<>();
+        for (NamedRevision n : store.namedRevisions()) {
+            names.add(n.name());
+        }
+        java.util.Collections.sort(expected);
+        assertTrue(expected.equals(names), "kill " + kill + " at commit " + found + ": names " + names + ", expected "
+                + expected);
+        for (String name : expected) {
+            long i = Long.parseLong(name.substring("commit-".length()));
+            try (Snapshot s = store.beginRead(name)) {
+                assertNull(CrashWorkload.difference(s, tree, CrashWorkload.model(i)), "kill " + kill + ": named "
+                        + "revision " + name + " is not commit " + i);
+            }
+        }
+    }
+
     /** Starts the child, kills it {@code millis} after it is ready, returns the last commit it reported. */
     private static long runAndKill(Path path, Durability durability, int millis, int checkpointMillis,
-            Path shadows, boolean redoLog) throws IOException, InterruptedException {
+            Path shadows, boolean redoLog, boolean named) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(ChildJava.command());
         command.addAll(List.of("-Xmx256m", "-cp", System.getProperty("java.class.path"),
                 CrashChild.class.getName(), path.toString(), durability.name(), Integer.toString(checkpointMillis)));
@@ -114,6 +167,9 @@ class CrashTest {
         }
         if (redoLog) {
             command.add("--redo-log");
+        }
+        if (named) {
+            command.add("--named");
         }
         Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
         AtomicLong last = new AtomicLong(-1);
