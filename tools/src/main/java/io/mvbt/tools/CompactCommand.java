@@ -18,7 +18,8 @@ import picocli.CommandLine.Parameters;
 @Command(name = "compact", mixinStandardHelpOptions = true,
         description = "Move the pages in use down and end the file at its last used page, in place (as a close"
                 + " does when an eighth of the file and 1 MiB would go). Its writer must be closed; a snapshot open elsewhere"
-                + " keeps the pages it sees where they are.")
+                + " keeps the pages it sees where they are. A store with named revisions is not compacted: moving pages"
+                + " would leave the copies they reach where they are.")
 final class CompactCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "STORE", description = "The store file.")
     Path store;
@@ -34,12 +35,18 @@ final class CompactCommand implements Callable<Integer> {
         long before = size();
         long started = System.nanoTime();
         StoreStats stats;
+        int named;
         try (Store s = Store.open(store, StoreFiles.options().durability(Durability.NORMAL))) {
             stats = s.stats();
+            named = s.namedRevisions().size();
         } catch (StoreLockedException e) {
             throw new CommandException(ExitCodes.CANNOT_OPEN, e.getMessage() + "; close its writer first");
         }
         long after = size();
+        if (named > 0) {
+            System.err.printf("note: %s holds %,d named revision%s: not compacted (release them to compact; moving"
+                    + " pages would leave the copies they reach where they are)%n", store, named, named == 1 ? "" : "s");
+        }
         System.out.printf("%s: %,d bytes before, %,d after (%,d pages of %,d bytes in use) in %,d ms%n", store,
                 before, after, stats.pagesInUse(), stats.pageSize(), (System.nanoTime() - started) / 1_000_000);
         return ExitCodes.OK;

@@ -14,7 +14,7 @@ import picocli.CommandLine.Parameters;
 /** A consistent, compact copy of the newest revision (Store.copyTo). */
 @Command(name = "copy", mixinStandardHelpOptions = true,
         description = "Copy the newest revision into a new store file: consistent, compact (full pages, no free "
-                + "space), any page size.")
+                + "space), any page size. Named revisions are not copied: the copy holds the newest revision alone.")
 final class CopyCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "STORE", description = "The store file.")
     Path store;
@@ -45,6 +45,11 @@ final class CopyCommand implements Callable<Integer> {
             }
             System.out.printf("copied %s to %s in %,d ms%n", Plural.entries(copied[0]), target,
                     (System.nanoTime() - started) / 1_000_000);
+            int named = s.namedRevisions().size();
+            if (named > 0) {
+                System.err.printf("note: %s holds %,d named revision%s; the copy holds none of them (only the newest"
+                        + " revision is copied)%n", store, named, named == 1 ? "" : "s");
+            }
         }
         return ExitCodes.OK;
     }

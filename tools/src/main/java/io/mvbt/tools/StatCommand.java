@@ -13,6 +13,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 import io.mvbt.CorruptionException;
+import io.mvbt.revisions.NamedRevision;
 import io.mvbt.revisions.Snapshot;
 import io.mvbt.revisions.Store;
 import io.mvbt.revisions.StoreStats;
@@ -20,7 +21,8 @@ import io.mvbt.revisions.TreeStats;
 
 /** Store and per-tree statistics, as mdb_stat prints them. */
 @Command(name = "stat", mixinStandardHelpOptions = true,
-        description = "Print the store's revisions, pages and snapshots, and each tree's entries, depth and pages.")
+        description = "Print the store's revisions, pages, snapshots and named revisions (with the pages each alone"
+                + " pins), and each tree's entries, depth and pages.")
 final class StatCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "STORE", description = "The store file.")
     Path store;
@@ -47,6 +49,15 @@ final class StatCommand implements Callable<Integer> {
             }
             long others = s.readers().stream().filter(r -> !r.checkpoint()).count() - 1;
             System.out.printf("  other snapshots open: %,d (mvbt readers lists them)%n", others);
+            List<NamedRevision> named = s.namedRevisions();
+            System.out.printf("  named revisions: %,d%n", named.size());
+            for (NamedRevision n : named) {
+                String pins = n.pinnedPages() < 0 ? "pages it alone pins: known to the writer, which has the store open"
+                        : String.format("pins %,d pages (%,d bytes) no other holds", n.pinnedPages(),
+                                n.pinnedPages() * st.pageSize());
+                System.out.printf("  named '%s': revision %,d, committed %s, %s%n", n.name(), n.revision(),
+                        java.time.Instant.ofEpochMilli(n.commitMillis()), pins);
+            }
             s.droppedRevisions().forEach(d -> System.out.println("  damaged: a newer " + d));
             int damaged = s.droppedRevisions().size();
             for (String name : snapshot.treeNames()) {
@@ -84,6 +95,17 @@ final class StatCommand implements Callable<Integer> {
         out.put("pages", pages);
         out.put("otherSnapshots", s.readers().stream().filter(r -> !r.checkpoint()).count() - 1);
         out.put("droppedRevisions", s.droppedRevisions());
+        List<Object> named = new ArrayList<>();
+        for (NamedRevision n : s.namedRevisions()) {
+            Map<String, Object> entry = new LinkedHashMap<>();
+            entry.put("name", n.name());
+            entry.put("revision", n.revision());
+            entry.put("commitMillis", n.commitMillis());
+            // Null where only the writer knows (a read-only open beside it).
+            entry.put("pinnedPages", n.pinnedPages() < 0 ? null : n.pinnedPages());
+            named.add(entry);
+        }
+        out.put("namedRevisions", named);
         List<Object> trees = new ArrayList<>();
         boolean damaged = !s.droppedRevisions().isEmpty();
         for (String name : snapshot.treeNames()) {

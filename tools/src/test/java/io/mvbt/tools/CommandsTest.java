@@ -75,6 +75,44 @@ class CommandsTest {
         return file;
     }
 
+    /** Stat lists named revisions and what they pin; copy and compact say that they leave them out or alone. */
+    @Test
+    void namedRevisionsAreListedAndNeitherCopiedNorCompacted() throws IOException {
+        Path file = sampleStore();
+        Path copied = dir.resolve("named-copy.mvbt");
+        long named;
+        try (Store store = Store.open(file)) {
+            named = store.retain("nightly");
+            store.update(tx -> tx.deleteRange(store.tree("articles"), new byte[0], new byte[] {(byte) 0xff}));
+            for (int i = 0; i < 100; i++) {
+                // Frees the detached subtrees, which the named revision goes on reaching.
+                store.update(tx -> tx.put(store.tree("articles"), new byte[] {1}, new byte[] {2}));
+            }
+        }
+        Object[] stat = mvbt("stat", file.toString());
+        assertEquals(0, status(stat), output(stat));
+        assertTrue(output(stat).contains("named revisions: 1"), output(stat));
+        assertTrue(output(stat).matches("(?s).*named 'nightly': revision " + String.format("%,d", named)
+                + ", committed \\S+, pins [1-9][0-9,]* pages .*"), output(stat));
+        String json = output(mvbt("stat", "--json", file.toString()));
+        assertTrue(json.contains("\"namedRevisions\":[{\"name\":\"nightly\",\"revision\":" + named + ","), json);
+        PrintStream savedErr = System.err;
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+        try {
+            assertEquals(0, status(mvbt("copy", file.toString(), copied.toString())));
+            assertTrue(err.toString(StandardCharsets.UTF_8).contains("the copy holds none of them"), err.toString());
+            assertTrue(output(mvbt("stat", copied.toString())).contains("named revisions: 0"));
+            assertEquals(0, status(mvbt("compact", file.toString())));
+            assertTrue(err.toString(StandardCharsets.UTF_8).contains("not compacted"), err.toString());
+        } finally {
+            System.setErr(savedErr);
+        }
+        try (Store store = Store.open(file); Snapshot s = store.beginRead("nightly")) {
+            assertEquals(5_000, s.count(store.tree("articles")));
+        }
+    }
+
     @Test
     void statAndCheckDescribeAStore() {
         Path file = sampleStore();
