@@ -46,14 +46,15 @@ import io.mvbt.pagestore.PageStore;
  * Format 3 adds no field here: it may set the INLINE_ONLY flag of branch entries ({@code Node}) and
  * of garbage records. Older releases must refuse such a store: they would carry the flag along
  * without clearing it when they write an overflow value below, and its pages would then leak.
- * A store of format 1 (no fresh roots) or 2 opens, and its next meta is written in format 3.
+ * A store of format 1 (no fresh roots), 2 or 3 opens, and its next meta is written in format 4.
  * Every format keeps the first 24 bytes where they are, so that an intact meta of a newer format
  * is told from a damaged one.
  */
 final class MetaPage {
     static final long MAGIC = ByteBuffer.wrap("mvbt-met".getBytes(java.nio.charset.StandardCharsets.US_ASCII))
             .order(ByteOrder.LITTLE_ENDIAN).getLong();
-    static final int FORMAT_VERSION = 3;
+    /** 4: named revisions (the internal tree {@code \0named}), which releases of format 3 would not hold. */
+    static final int FORMAT_VERSION = 4;
     /** The format before {@link FreshRoots}: read, never written. */
     static final int FORMAT_WITHOUT_FRESH_ROOTS = 1;
     static final int FLAG_SEALED = 1;

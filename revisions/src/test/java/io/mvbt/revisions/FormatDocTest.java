@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 /** docs/format.md names constants of the code with their values; they must agree. */
 class FormatDocTest {
     private static final Pattern CONSTANT = Pattern.compile(
-            "`(MetaPage|PageHeader|Node|Overflow|FreeMap|RedoLog|RedoRecord)\\.([A-Z_]+)` (?:\\| )?=? ?(\\d+)");
+            "`(MetaPage|PageHeader|Node|Overflow|FreeMap|RedoLog|RedoRecord|NamedRevisions)\\.([A-Z_]+)` (?:\\| )?=? ?(\\d+)");
 
     @Test
     void formatDocumentMatchesTheCode() throws Exception {
@@ -28,6 +28,7 @@ class FormatDocTest {
                 case "FreeMap" -> FreeMap.class;
                 case "RedoLog" -> RedoLog.class;
                 case "RedoRecord" -> RedoRecord.class;
+                case "NamedRevisions" -> NamedRevisions.class;
                 case "PageHeader" -> io.mvbt.btree.PageHeader.class;
                 case "Node" -> io.mvbt.btree.Node.class;
                 default -> io.mvbt.btree.Overflow.class;
