@@ -37,7 +37,8 @@ final class Holders {
         if (durable) {
             add(publisher.durableRevision());
         }
-        named.addHeld(this, publisher.durableRevision());
+        // Nothing recovers a store in memory: a released revision needs no hold until its release is durable.
+        named.addHeld(this, durable ? publisher.durableRevision() : Long.MAX_VALUE);
         peers.addHeld(this);
         return this;
     }

@@ -61,10 +61,10 @@ final class NamedRevisions {
     private long[] named = new long[0];
     /** Released names' revisions and the revisions that released them, pairs, until those are durable. */
     private final LongArrayList released = new LongArrayList();
-    /** A revision the running commit names, held while it commits; -1 none. */
-    private long staged = -1;
+    /** A revision the running commit names, held while it commits; -1 none. Volatile: read on every commit. */
+    private volatile long staged = -1;
     /** Whether the newest revision's catalog holds a SELF record, which the next commit resolves. */
-    private boolean selfRecords;
+    private volatile boolean selfRecords;
 
     // ------------------------------------------------------------------ the writer's holders
 
@@ -101,7 +101,7 @@ final class NamedRevisions {
     }
 
     /** The running commit names {@code revision} (an existing one): it is held from now on; -1 to stop. */
-    synchronized void stage(long revision) {
+    void stage(long revision) {
         staged = revision;
     }
 
@@ -116,8 +116,9 @@ final class NamedRevisions {
         for (long rev : named) {
             held.add(rev);
         }
-        if (staged >= 0) {
-            held.add(staged);
+        long s = staged;
+        if (s >= 0) {
+            held.add(s);
         }
         for (int i = released.size() - 2; i >= 0; i -= 2) {
             if (released.getLong(i + 1) <= durable) {
@@ -135,7 +136,7 @@ final class NamedRevisions {
     }
 
     /** Whether the newest revision's catalog holds a SELF record for the next commit to resolve. */
-    synchronized boolean selfRecords() {
+    boolean selfRecords() {
         return selfRecords;
     }
 

@@ -125,6 +125,54 @@ class NamedRevisionsTest {
         }
     }
 
+    /** A sole writer that keeps its pages in a shadow until their checkpoint writes them into the file. */
+    @org.junit.jupiter.api.Test
+    void aShadowedWriterKeepsNamedRevisionsAcrossReopens() throws Exception {
+        Path file = dir.resolve("shadowed.mvbt");
+        StoreOptions shadowed = options(false).shadowDirectory(java.nio.file.Files.createDirectories(dir.resolve("shm")));
+        TreeMap<String, byte[]> kept = new TreeMap<>();
+        TreeMap<String, byte[]> inTxn = new TreeMap<>();
+        try (Store store = Store.open(file, shadowed)) {
+            writeAll(store, 0, kept);
+            store.retain("by-store");
+            writeAll(store, 1, inTxn);
+            store.update(tx -> tx.retain("by-txn"));
+            for (int round = 2; round <= 5; round++) {
+                writeAll(store, round, null);
+            }
+        }
+        try (Store store = Store.open(file, shadowed)) {
+            writeAll(store, 6, null);
+            try (Snapshot s = store.beginRead("by-store")) {
+                assertSnapshotEquals(store, s, kept);
+            }
+            try (Snapshot s = store.beginRead("by-txn")) {
+                assertSnapshotEquals(store, s, inTxn);
+            }
+            assertChecked(store);
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void aStoreInMemoryKeepsNamedRevisions() {
+        TreeMap<String, byte[]> kept = new TreeMap<>();
+        try (Store store = Store.inMemory(StoreOptions.defaults().checked(true))) {
+            writeAll(store, 0, kept);
+            long named = store.retain("m");
+            for (int round = 1; round <= 3; round++) {
+                writeAll(store, round, null);
+            }
+            try (Snapshot s = store.beginRead(named)) {
+                assertSnapshotEquals(store, s, kept);
+            }
+            assertChecked(store);
+            store.release("m");
+            writeAll(store, 4, null);
+            assertChecked(store);
+            assertEquals(0, store.space().pending.pages());
+        }
+    }
+
     @ParameterizedTest(name = "redoLog={0}")
     @ValueSource(booleans = {false, true})
     void aTransactionNamesTheRevisionItCommits(boolean redo) {
