@@ -429,12 +429,15 @@ final class FreeSpace {
     }
 
     /**
-     * Makes a reusable page wait for held revisions from {@code low} to {@code holder}: at open, for
-     * a page a named revision reaches that the free map calls free ({@link NamedRevisions}).
+     * Makes a free page wait for held revisions from {@code low} to {@code holder}: at open, for a
+     * page a named revision reaches that the free map calls free ({@link NamedRevisions}). In a
+     * store that never reuses page numbers such a page was taken as discarded, and a sweep would
+     * delete it.
      */
-    void pendIfReusable(long pageNo, long holder, long low) {
-        if (pageNo < store.pageCount() && reusable.get(pageNo)) {
+    void pendIfFree(long pageNo, long holder, long low) {
+        if (pageNo < store.pageCount() && (reusable.get(pageNo) || discarded.get(pageNo))) {
             reusable.clear(pageNo);
+            discarded.clear(pageNo);
             pending.add(holder, low, pageNo, 1);
         }
     }

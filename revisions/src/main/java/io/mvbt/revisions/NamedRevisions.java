@@ -161,7 +161,7 @@ final class NamedRevisions {
                         for (long p = pageNo; p < pageNo + pages; p++) {
                             reached.set(p);
                             if (!reachedByNewer.get(p)) {
-                                space.pendIfReusable(p, holder, PendingPages.ceiling(held, n, written));
+                                space.pendIfFree(p, holder, PendingPages.ceiling(held, n, written));
                             }
                         }
                     });
