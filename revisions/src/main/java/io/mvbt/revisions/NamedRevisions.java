@@ -130,6 +130,11 @@ final class NamedRevisions {
         }
     }
 
+    /** Whether {@code revision} is named. */
+    synchronized boolean isNamed(long revision) {
+        return Arrays.binarySearch(named, revision) >= 0;
+    }
+
     /** Whether any revision is named. */
     synchronized boolean any() {
         return named.length > 0;

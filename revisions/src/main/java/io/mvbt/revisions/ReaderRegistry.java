@@ -272,7 +272,7 @@ final class ReaderRegistry {
      * Hands each snapshot that {@code policy} finds slow, and that it has not seen, to its handler,
      * and marks it seen (and expired if the handler says so).
      */
-    void reportSlow(SlowReaderPolicy policy, long latest) {
+    void reportSlow(SlowReaderPolicy policy, long latest, java.util.function.LongPredicate pinnedAnyway) {
         long now = System.currentTimeMillis();
         int limit = highWater();
         for (int slot = 0; slot < limit; slot++) {
@@ -282,7 +282,8 @@ final class ReaderRegistry {
                 continue;
             }
             ReaderInfo info = info(slot, latest, now, false);
-            if (info == null || !policy.isSlow(info.lag(), info.ageMillis())) {
+            // A snapshot of a revision held anyway (a named one) keeps no page from reuse, however old.
+            if (info == null || !policy.isSlow(info.lag(), info.ageMillis()) || pinnedAnyway.test(info.revision())) {
                 continue;
             }
             boolean expired = policy.handler().expire(info);

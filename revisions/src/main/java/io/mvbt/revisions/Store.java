@@ -910,7 +910,7 @@ public final class Store implements AutoCloseable {
             }
         }
         if (scan) {
-            registry.reportSlow(policy, latestRevision);
+            registry.reportSlow(policy, latestRevision, named::isNamed);
         }
     }
 

@@ -153,6 +153,27 @@ class NamedRevisionsTest {
         }
     }
 
+    /** A snapshot of a named revision keeps no page from reuse, however far behind: no slow-reader policy expires it. */
+    @org.junit.jupiter.api.Test
+    void slowReaderPoliciesLeaveSnapshotsOfNamedRevisionsAlone() {
+        StoreOptions strict = options(false).slowReaders(SlowReaderPolicy.expire(2, Duration.ZERO));
+        TreeMap<String, byte[]> kept = new TreeMap<>();
+        try (Store store = Store.open(dir.resolve("slow.mvbt"), strict)) {
+            writeAll(store, 0, kept);
+            store.retain("old");
+            for (int round = 1; round <= 3; round++) {
+                writeAll(store, round, null);
+            }
+            try (Snapshot named = store.beginRead("old"); Snapshot plain = store.beginRead()) {
+                for (int round = 4; round <= 7; round++) {
+                    writeAll(store, round, null);
+                }
+                assertSnapshotEquals(store, named, kept);
+                assertThrows(io.mvbt.SnapshotExpiredException.class, () -> plain.count(store.tree("t")));
+            }
+        }
+    }
+
     @org.junit.jupiter.api.Test
     void aStoreInMemoryKeepsNamedRevisions() {
         TreeMap<String, byte[]> kept = new TreeMap<>();
