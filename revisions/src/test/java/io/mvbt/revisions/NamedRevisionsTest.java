@@ -437,71 +437,121 @@ class NamedRevisionsTest {
         }
     }
 
-    @ParameterizedTest(name = "redoLog={0}")
-    @ValueSource(booleans = {false, true})
-    void randomHistoriesKeepEveryNamedRevision(boolean redo) {
-        long seed = new Random().nextLong();
-        try {
-            randomHistory(seed, redo);
-        } catch (AssertionError | RuntimeException e) {
-            throw new AssertionError("seed " + seed + " (redoLog=" + redo + "): " + e, e);
+    /** One step of a random history: writes (a key below 0 deletes), names, releases, reopens, reads. */
+    private record Op(String kind, int[] keys, String name) {
+        @Override
+        public String toString() {
+            return kind + (keys.length > 0 ? " " + keys.length + " keys" : "") + (name != null ? " " + name : "");
         }
     }
 
-    private void randomHistory(long seed, boolean redo) {
+    private static List<Op> history(long seed) {
         Random random = new Random(seed);
-        Path file = dir.resolve("model-" + redo + ".mvbt");
+        List<Op> ops = new java.util.ArrayList<>();
+        for (int step = 0; step < 300; step++) {
+            int op = random.nextInt(100);
+            String name = "n" + random.nextInt(8);
+            if (op < 70) {
+                int[] keys = new int[1 + random.nextInt(40)];
+                for (int i = 0; i < keys.length; i++) {
+                    int k = random.nextInt(600);
+                    keys[i] = random.nextInt(4) == 0 ? -1 - k : k;
+                }
+                ops.add(new Op("write", keys, random.nextInt(10) == 0 ? name : null));
+            } else if (op < 80) {
+                ops.add(new Op("retain", new int[0], name));
+            } else if (op < 88) {
+                ops.add(new Op("release", new int[0], name));
+            } else if (op < 94) {
+                ops.add(new Op("reopen", new int[0], null));
+            } else {
+                ops.add(new Op("read", new int[0], null));
+            }
+        }
+        return ops;
+    }
+
+    /**
+     * Random histories against a model: each named revision reads back as a copy of the model taken
+     * when it was named. A failure prints its seed ({@code -Dmvbt.named.seed=N} replays it) and the
+     * history shrunk to the fewest steps that still fail.
+     */
+    @ParameterizedTest(name = "redoLog={0}")
+    @ValueSource(booleans = {false, true})
+    void randomHistoriesKeepEveryNamedRevision(boolean redo) {
+        long seed = Long.getLong("mvbt.named.seed", new Random().nextLong());
+        List<Op> ops = history(seed);
+        try {
+            run(ops, redo);
+        } catch (AssertionError | RuntimeException e) {
+            List<Op> shrunk = io.mvbt.testkit.Shrink.failing(ops, candidate -> {
+                try {
+                    run(candidate, redo);
+                    return false;
+                } catch (AssertionError | RuntimeException again) {
+                    return true;
+                }
+            });
+            throw new AssertionError("seed " + seed + " (-Dmvbt.named.seed=" + seed + ", redoLog=" + redo
+                    + ") fails; shrunk to " + shrunk, e);
+        }
+    }
+
+    private int runs;
+
+    private void run(List<Op> ops, boolean redo) {
+        Path file = dir.resolve("model-" + redo + "-" + runs++ + ".mvbt");
         TreeMap<String, byte[]> model = new TreeMap<>();
         Map<String, TreeMap<String, byte[]>> named = new TreeMap<>();
         Store store = Store.open(file, options(redo));
         try {
             store.update(tx -> tx.createTree("t"));
-            for (int step = 0; step < 300; step++) {
-                int op = random.nextInt(100);
-                if (op < 70) {
-                    int n = 1 + random.nextInt(40);
-                    boolean retain = random.nextInt(10) == 0;
-                    String name = "n" + random.nextInt(8);
-                    boolean free = !named.containsKey(name);
-                    Store s = store;
-                    try (WriteTxn tx = s.beginWrite()) {
-                        Tree t = s.tree("t");
-                        for (int i = 0; i < n; i++) {
-                            int k = random.nextInt(600);
-                            String key = new String(key(k), StandardCharsets.UTF_8);
-                            if (random.nextInt(4) == 0) {
-                                tx.delete(t, key(k));
-                                model.remove(key);
-                            } else {
-                                byte[] v = value(k, step);
-                                tx.put(t, key(k), v);
-                                model.put(key, v);
+            int step = 0;
+            for (Op op : ops) {
+                step++;
+                switch (op.kind()) {
+                    case "write" -> {
+                        try (WriteTxn tx = store.beginWrite()) {
+                            Tree t = store.tree("t");
+                            for (int k : op.keys()) {
+                                int key = k < 0 ? -1 - k : k;
+                                String text = new String(key(key), StandardCharsets.UTF_8);
+                                if (k < 0) {
+                                    tx.delete(t, key(key));
+                                    model.remove(text);
+                                } else {
+                                    byte[] v = value(key, step);
+                                    tx.put(t, key(key), v);
+                                    model.put(text, v);
+                                }
                             }
+                            if (op.name() != null && !named.containsKey(op.name())) {
+                                tx.retain(op.name());
+                                named.put(op.name(), new TreeMap<>(model));
+                            }
+                            tx.commit();
                         }
-                        if (retain && free) {
-                            tx.retain(name);
-                            named.put(name, new TreeMap<>(model));
+                    }
+                    case "retain" -> {
+                        if (!named.containsKey(op.name())) {
+                            store.retain(op.name());
+                            named.put(op.name(), new TreeMap<>(model));
                         }
-                        tx.commit();
                     }
-                } else if (op < 80) {
-                    String name = "n" + random.nextInt(8);
-                    if (!named.containsKey(name)) {
-                        store.retain(name);
-                        named.put(name, new TreeMap<>(model));
+                    case "release" -> {
+                        if (named.remove(op.name()) != null) {
+                            store.release(op.name());
+                        }
                     }
-                } else if (op < 88) {
-                    String name = "n" + random.nextInt(8);
-                    if (named.remove(name) != null) {
-                        store.release(name);
+                    case "reopen" -> {
+                        store.close();
+                        store = Store.open(file, options(redo));
                     }
-                } else if (op < 94) {
-                    store.close();
-                    store = Store.open(file, options(redo));
-                } else {
-                    for (Map.Entry<String, TreeMap<String, byte[]>> e : named.entrySet()) {
-                        try (Snapshot s = store.beginRead(e.getKey())) {
-                            assertSnapshotEquals(store, s, e.getValue());
+                    default -> {
+                        for (Map.Entry<String, TreeMap<String, byte[]>> e : named.entrySet()) {
+                            try (Snapshot s = store.beginRead(e.getKey())) {
+                                assertSnapshotEquals(store, s, e.getValue());
+                            }
                         }
                     }
                 }
