@@ -743,6 +743,36 @@ public final class Store implements AutoCloseable {
         return beginRead(name);
     }
 
+    // ------------------------------------------------------------------ change feeds
+
+    /**
+     * Reports what changed from revision {@code revision} to the newest committed one, tree by tree
+     * and key by key as {@link Snapshot#diff(Snapshot, DiffVisitor)} does (net changes: a key put
+     * and deleted in between is not reported), and returns the newest revision, from which the next
+     * call may go on if it is still readable. {@link ChangeFeed#BEGINNING} reports every tree and
+     * entry. Works in a read-only store too.
+     *
+     * @throws io.mvbt.NamedRevisionNotFoundException if {@code revision} is neither the newest nor
+     *         kept under a name: retain it, or use a {@link ChangeFeed}, to read changes since it later
+     */
+    public long changesSince(long revision, DiffVisitor visitor) {
+        return ChangeFeed.changesSince(this, revision, visitor);
+    }
+
+    /** As {@link #changesSince(long, DiffVisitor)}, from the revision kept under {@code name}. */
+    public long changesSince(String name, DiffVisitor visitor) {
+        return ChangeFeed.changesSince(this, name, visitor);
+    }
+
+    /**
+     * The change feed named {@code name}: a durable consumer position that {@link ChangeFeed#poll}
+     * moves. Opening one writes nothing; a feed that never polled starts from the beginning.
+     */
+    public ChangeFeed changeFeed(String name) {
+        checkOpen();
+        return new ChangeFeed(this, name);
+    }
+
     private io.mvbt.NamedRevisionNotFoundException notNamed(String name) {
         return new io.mvbt.NamedRevisionNotFoundException("no revision is kept under the name '" + name
                 + "' in store " + describe());
