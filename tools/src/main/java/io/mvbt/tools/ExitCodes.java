@@ -20,7 +20,7 @@ final class ExitCodes {
      * a store whose every meta page is damaged looks the same), locked by a writer, no permission.
      */
     static final int CANNOT_OPEN = 4;
-    /** What was asked for is not there: {@code get}'s tree or key, {@code history lookup}'s Message-ID. */
+    /** What was asked for is not there: {@code get}'s tree or key, {@code history lookup}'s Message-ID, {@code changes}' revision. */
     static final int NOT_FOUND = 5;
 
     /** A word for the status, for the {@code --json} error object. */

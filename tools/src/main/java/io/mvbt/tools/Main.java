@@ -28,14 +28,14 @@ import io.mvbt.UnsupportedFormatException;
         description = "A multi-version copy-on-write B+tree store.",
         subcommands = {DemoCommand.class, StatCommand.class, LsCommand.class, GetCommand.class, CheckCommand.class,
             DumpCommand.class, LoadCommand.class, CopyCommand.class, CompactCommand.class, RecoverCommand.class,
-            ReadersCommand.class, HistoryCommand.class},
+            ReadersCommand.class, ChangesCommand.class, HistoryCommand.class},
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {ExitCodes.OK + ":done; for check: the store is clean",
             ExitCodes.DAMAGED + ":the store is damaged (check found problems, or a read met a damaged page)",
             ExitCodes.USAGE + ":the command line is wrong (mvbt without a command too)",
             ExitCodes.FAILED + ":anything else failed (I/O error, malformed dump, output not written)",
             ExitCodes.CANNOT_OPEN + ":cannot open the store (no such file, not an mvbt store, locked, no permission)",
-            ExitCodes.NOT_FOUND + ":not found (get: the tree or key; history lookup: the Message-ID)"})
+            ExitCodes.NOT_FOUND + ":not found (get: the tree or key; history lookup: the Message-ID; changes: the revision)"})
 public final class Main implements Callable<Integer> {
     @Option(names = "--shadow-dir", paramLabel = "DIR", scope = ScopeType.INHERIT,
             description = "The shadow directory of the store's writer (StoreOptions.shadowDirectory), if it has one.")
