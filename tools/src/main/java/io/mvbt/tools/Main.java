@@ -28,7 +28,7 @@ import io.mvbt.UnsupportedFormatException;
         description = "A multi-version copy-on-write B+tree store.",
         subcommands = {DemoCommand.class, StatCommand.class, LsCommand.class, GetCommand.class, CheckCommand.class,
             DumpCommand.class, LoadCommand.class, CopyCommand.class, CompactCommand.class, RecoverCommand.class,
-            ReadersCommand.class, ChangesCommand.class, HistoryCommand.class},
+            ReadersCommand.class, ChangesCommand.class, ReplicateCommand.class, HistoryCommand.class},
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {ExitCodes.OK + ":done; for check: the store is clean",
             ExitCodes.DAMAGED + ":the store is damaged (check found problems, or a read met a damaged page)",
