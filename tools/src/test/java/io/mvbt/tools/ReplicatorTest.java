@@ -250,11 +250,12 @@ class ReplicatorTest {
     }
 
     /**
-     * The replicate command in a child JVM, killed with SIGKILL while a writer in this JVM (shared
-     * writers) goes on; a replicator started afterwards resumes and the stores end equal.
+     * The replicate command in a child JVM while a writer in this JVM (shared writers) goes on:
+     * stopped with SIGTERM, it finishes its batch and leaves the feed and the target agreeing;
+     * killed with SIGKILL, a replicator started afterwards resumes; the stores end equal.
      */
     @Test
-    void aKilledReplicateCommandResumes() throws Exception {
+    void aStoppedOrKilledReplicateCommandResumes() throws Exception {
         Path sourceFile = dir.resolve("source.mvbt");
         Path targetFile = dir.resolve("target.mvbt");
         Random random = new Random(4904);
@@ -262,29 +263,14 @@ class ReplicatorTest {
             for (int i = 0; i < 20; i++) {
                 randomCommit(source, random);
             }
-            List<String> command = new ArrayList<>(ChildJava.command());
-            command.addAll(List.of("-Xmx256m", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-                    "replicate", sourceFile.toString(), targetFile.toString(), "--shared-writers", "--interval", "5"));
-            Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
-            try {
-                BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
-                int batches = 0;
-                while (batches < 5) {
-                    randomCommit(source, random);
-                    if (out.ready()) {
-                        String line = out.readLine();
-                        assertTrue(line != null && line.startsWith("source revision "), line);
-                        batches++;
-                    }
-                    assertTrue(child.isAlive(), "the replicator exited early");
-                }
-                for (int i = 0; i < 30; i++) {
-                    randomCommit(source, random);
-                }
-            } finally {
-                child.destroyForcibly();
-                assertTrue(child.waitFor(30, TimeUnit.SECONDS));
+            runReplicateChild(source, sourceFile, targetFile, random, false);
+            try (Store target = Store.open(targetFile)) {
+                assertEquals(source.changeFeed("replica").position(), Replicator.recordedRevision(target),
+                        "stopped by SIGTERM after a whole batch");
             }
+            assertEquals(1, source.namedRevisions().size(), source.namedRevisions().toString());
+
+            runReplicateChild(source, sourceFile, targetFile, random, true);
             for (int i = 0; i < 30; i++) {
                 randomCommit(source, random);
             }
@@ -297,6 +283,38 @@ class ReplicatorTest {
                 assertEqualStores(source, target);
                 assertEquals(1, source.namedRevisions().size(), source.namedRevisions().toString());
             }
+        }
+    }
+
+    /** Runs {@code mvbt replicate} in a child JVM until it reported 5 batches while {@code source} took writes. */
+    private static void runReplicateChild(Store source, Path sourceFile, Path targetFile, Random random, boolean kill)
+            throws Exception {
+        List<String> command = new ArrayList<>(ChildJava.command());
+        command.addAll(List.of("-Xmx256m", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
+                "replicate", sourceFile.toString(), targetFile.toString(), "--shared-writers", "--interval", "5"));
+        Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
+        try {
+            BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+            int batches = 0;
+            while (batches < 5) {
+                randomCommit(source, random);
+                if (out.ready()) {
+                    String line = out.readLine();
+                    assertTrue(line != null && line.startsWith("source revision "), line);
+                    batches++;
+                }
+                assertTrue(child.isAlive(), "the replicator exited early");
+            }
+            for (int i = 0; i < 30; i++) {
+                randomCommit(source, random);
+            }
+            if (!kill) {
+                child.destroy();
+                assertTrue(child.waitFor(30, TimeUnit.SECONDS), "SIGTERM stops it");
+            }
+        } finally {
+            child.destroyForcibly();
+            assertTrue(child.waitFor(30, TimeUnit.SECONDS));
         }
     }
 }
