@@ -198,6 +198,34 @@ class ChangeFeedTest {
     }
 
     @Test
+    void aPositionPinsThePagesChangedSinceUntilItMovesOrIsDropped() {
+        try (Store store = open()) {
+            for (int i = 0; i < 2000; i++) {
+                put(store, "a", String.format("k%05d", i % 500), "first " + i);
+            }
+            ChangeFeed feed = store.changeFeed("slow");
+            feed.poll(new Recorder());
+            store.update(tx -> {
+                for (int i = 0; i < 500; i++) {
+                    tx.put(store.tree("a"), b(String.format("k%05d", i)), b("second " + i));
+                }
+            });
+            store.sync();
+            NamedRevision position = store.namedRevisions().get(0);
+            assertTrue(position.pinnedPages() > 0, "the rewritten tree's old pages wait for the feed: " + position);
+            long moved = feed.poll(new Recorder());
+            store.sync();
+            NamedRevision after = store.namedRevisions().get(0);
+            assertEquals(moved, after.revision());
+            // The release's commit rewrote the page of the names the new position's catalog holds: that one waits.
+            assertTrue(after.pinnedPages() <= 2, "no tree changed since the new position: " + after + ", before " + position);
+            assertTrue(position.pinnedPages() > 4 * after.pinnedPages(), "before " + position + ", after " + after);
+            feed.drop();
+            assertEquals(List.of(), store.namedRevisions());
+        }
+    }
+
+    @Test
     void changesSinceNeedsAReadableRevision() {
         try (Store store = open()) {
             put(store, "a", "k0", "v0");
