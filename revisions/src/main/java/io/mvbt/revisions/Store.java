@@ -821,9 +821,12 @@ public final class Store implements AutoCloseable {
         long waitedSince = 0;
         try {
             if (!writer.tryAcquire()) {
-                writerWaits.incrementAndGet();
+                if (!writer.closing()) {
+                    writerWaits.incrementAndGet();
+                }
                 waitedSince = System.nanoTime();
-                if (!writer.tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+                // Fails at once with ClosedException if a close begins (or began), before or during the wait.
+                if (!writer.tryAcquire("beginWrite", timeout.toNanos(), TimeUnit.NANOSECONDS)) {
                     throw new WriteTimeoutException("another write transaction is still open after " + timeout
                             + " (one writer at a time)" + writer.heldBy());
                 }
@@ -842,6 +845,10 @@ public final class Store implements AutoCloseable {
         }
         try {
             checkWritable();
+            if (writer.closing()) {
+                // The close began after the permit was taken, while the turn was awaited: it waits for this.
+                throw new ClosedException("store " + describe() + " was closed while beginWrite waited for its turn");
+            }
             boolean checkpointed = checkpoints.learnCheckpoints();
             clearStaleReadersNowAndThen();
             Holders held = holders.collect(peers);
@@ -1184,7 +1191,9 @@ public final class Store implements AutoCloseable {
      * is kept: the close waits only for the one operation it may be running in another thread (a
      * put, a commit) to end; its owner's next call then fails with {@link ClosedException}, its
      * {@code commit} can no longer succeed, and its {@code close}/{@code abort} does nothing. A sync,
-     * check or compaction running in another thread is waited for.
+     * check or compaction running in another thread is waited for. A {@code beginWrite} (or sync,
+     * check, compaction) waiting for the writer when the close begins, or called after, fails at
+     * once with {@link ClosedException}, without taking the writer.
      * <li>Then every commit is made durable, the free tail of the file goes back, and the file and
      * its locks are released.
      * <li>Snapshots and cursors still open, in any thread, fail on their next use with
@@ -1228,7 +1237,8 @@ public final class Store implements AutoCloseable {
      * permit (a sync, a check, a beginWrite on its way) ends by itself and is waited for.
      */
     private void takeWriterForClose() {
-        while (!writer.tryAcquire()) {
+        writer.shut();
+        while (!writer.tryAcquireForClose()) {
             WriteTxn open = openWrite;
             if (open != null && open.abortForClose()) {
                 openWrite = null;

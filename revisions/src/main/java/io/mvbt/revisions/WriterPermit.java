@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.mvbt.revisions;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 
+import io.mvbt.ClosedException;
 import io.mvbt.WriteTimeoutException;
 import io.mvbt.pagestore.PageStore;
 
@@ -16,10 +20,36 @@ import io.mvbt.pagestore.PageStore;
  * <p>The permit remembers the thread that took it: a thread that asks again while it holds it would
  * wait for itself until its timeout, so it is told at once instead, and a waiter that times out is
  * told who holds it.
+ *
+ * <p>A close {@link #shut}s the permit first: from then on only the close takes it, and whoever
+ * waits for it, or asks later, gets {@link ClosedException} at once, not after the close (nor the
+ * permit and a turn of the closed store). Taking and giving back the permit is one compare-and-set
+ * and one volatile write; the lock and condition are for waiters only (two writers at once).
  */
 final class WriterPermit {
-    private final Semaphore permit = new Semaphore(1);
+    private static final VarHandle TAKEN;
+
+    static {
+        try {
+            TAKEN = MethodHandles.lookup().findVarHandle(WriterPermit.class, "taken", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final PageStore pages;
+    @SuppressWarnings("unused") // through TAKEN
+    private volatile boolean taken;
+    /** A close began: nobody but the close takes the permit again. */
+    private volatile boolean closing;
+    /**
+     * Threads waiting on {@link #changed} (written under {@link #lock}). Whoever frees the permit or
+     * shuts it writes its own flag, then reads this: with the waiter's write of this before its look
+     * at the flags (all volatile), one of the two sees the other, so no wake-up is lost.
+     */
+    private volatile int waiting;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
     /** The span of the holder (written by whoever holds the permit). */
     private long span;
     /**
@@ -32,17 +62,47 @@ final class WriterPermit {
         this.pages = pages;
     }
 
+    /** Takes the permit if it is free and no close began. */
     boolean tryAcquire() {
-        if (!permit.tryAcquire()) {
+        if (closing || !TAKEN.compareAndSet(this, false, true)) {
             return false;
         }
         taken();
         return true;
     }
 
-    boolean tryAcquire(long timeout, TimeUnit unit) throws InterruptedException {
-        if (!permit.tryAcquire(timeout, unit)) {
-            return false;
+    /**
+     * Waits up to {@code timeout} for the permit; false if it stays taken. Throws
+     * {@link ClosedException} as soon as a close begins, before or during the wait; {@code what}
+     * names the waiter in its message.
+     */
+    boolean tryAcquire(String what, long timeout, TimeUnit unit) throws InterruptedException {
+        if (tryAcquire()) {
+            return true;
+        }
+        long nanos = unit.toNanos(timeout);
+        lock.lockInterruptibly();
+        try {
+            waiting++;
+            try {
+                while (true) {
+                    if (closing) {
+                        throw new ClosedException("store " + pages.describe() + " was closed while " + what
+                                + " waited for the write transaction");
+                    }
+                    if (TAKEN.compareAndSet(this, false, true)) {
+                        break;
+                    }
+                    if (nanos <= 0) {
+                        return false;
+                    }
+                    nanos = changed.awaitNanos(nanos);
+                }
+            } finally {
+                waiting--;
+            }
+        } finally {
+            lock.unlock();
         }
         taken();
         return true;
@@ -53,11 +113,14 @@ final class WriterPermit {
         span = pages.beginSpan();
     }
 
-    /** Waits up to {@code timeout} for the running write transaction to end; {@code what} names the waiter. */
+    /**
+     * Waits up to {@code timeout} for the running write transaction to end; {@code what} names the
+     * waiter. Throws {@link ClosedException} if a close begins first.
+     */
     void acquire(String what, Duration timeout) {
         refuseReentry(what);
         try {
-            if (!tryAcquire(timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+            if (!tryAcquire(what, timeout.toNanos(), TimeUnit.NANOSECONDS)) {
                 throw new WriteTimeoutException(what + " waited " + timeout + " for the write transaction" + heldBy());
             }
         } catch (InterruptedException e) {
@@ -71,11 +134,16 @@ final class WriterPermit {
      * itself. {@code what} names what it asked for.
      */
     void refuseReentry(String what) {
-        if (holder == Thread.currentThread()) {
+        if (heldByCaller()) {
             throw new IllegalStateException(what + " on thread '" + Thread.currentThread().getName()
                     + "', which holds the store's write transaction already: commit or close that transaction first"
                     + " (one writer at a time, and it does not nest)");
         }
+    }
+
+    /** Whether the calling thread took the permit and has not given it back. */
+    boolean heldByCaller() {
+        return holder == Thread.currentThread();
     }
 
     /** Who holds the permit, for a message: ", held by thread 'x'", or nothing if it went back meanwhile. */
@@ -84,9 +152,42 @@ final class WriterPermit {
         return t == null ? "" : "; thread '" + t.getName() + "' holds it";
     }
 
+    /** Whether a close began ({@link #shut}). */
+    boolean closing() {
+        return closing;
+    }
+
+    /** A close begins: waiters fail now with {@link ClosedException}, and only the close takes the permit. */
+    void shut() {
+        closing = true;
+        wakeWaiters();
+    }
+
+    /** Takes the permit for the close, after {@link #shut}; false while another holds it. */
+    boolean tryAcquireForClose() {
+        if (!TAKEN.compareAndSet(this, false, true)) {
+            return false;
+        }
+        taken();
+        return true;
+    }
+
     void release() {
         holder = null;
         pages.endSpan(span);
-        permit.release();
+        TAKEN.setVolatile(this, false);
+        wakeWaiters();
+    }
+
+    private void wakeWaiters() {
+        if (waiting > 0) {
+            lock.lock();
+            try {
+                // All: a woken waiter that then times out or is interrupted must not swallow the wake-up.
+                changed.signalAll();
+            } finally {
+                lock.unlock();
+            }
+        }
     }
 }
