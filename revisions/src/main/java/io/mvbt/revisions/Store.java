@@ -873,8 +873,10 @@ public final class Store implements AutoCloseable {
      * unless {@code work} ended it itself; returns what {@code work} returned. If {@code work} throws,
      * the transaction is aborted and the exception goes on to the caller. Waits for the writer as
      * {@link #beginWrite()} does, and, like it, refuses at once on the thread that holds the writer:
-     * these calls do not nest. Nothing {@code work} returns may read through {@code tx} afterwards
-     * (a map view or a range of it): return values.
+     * these calls do not nest. If a {@link #close} aborted the transaction meanwhile (from {@code work}
+     * or another thread), this throws {@link ClosedException}: it returns only what a committed
+     * transaction, or one {@code work} ended itself, returned. Nothing {@code work} returns may read
+     * through {@code tx} afterwards (a map view or a range of it): return values.
      *
      * <pre>{@code
      * long total = store.write(tx -> scores.asMap(tx).merge("alice", 10L, Long::sum));
@@ -884,7 +886,8 @@ public final class Store implements AutoCloseable {
         java.util.Objects.requireNonNull(work, "work must not be null");
         try (WriteTxn tx = beginWrite()) {
             R result = work.apply(tx);
-            if (!tx.isFinished()) {
+            // A transaction that a close aborted did not end by work: its commit throws ClosedException.
+            if (!tx.isFinished() || tx.abortedByClose()) {
                 tx.commit();
             }
             return result;
@@ -1194,6 +1197,12 @@ public final class Store implements AutoCloseable {
      * check or compaction running in another thread is waited for. A {@code beginWrite} (or sync,
      * check, compaction) waiting for the writer when the close begins, or called after, fails at
      * once with {@link ClosedException}, without taking the writer.
+     * <li>A close called from inside one of the store's own operations on the same thread (from code
+     * of the caller's that the operation runs: a {@link SlowReaderPolicy} handler, the methods of a
+     * key buffer a transaction reads) would wait for that operation, which waits for it: it throws
+     * {@link IllegalStateException} instead and changes nothing; close the store once the operation
+     * returned. A close on the thread that holds an open write transaction between its operations
+     * (in {@link #write}'s function, say) aborts the transaction and closes, as above.
      * <li>Then every commit is made durable, the free tail of the file goes back, and the file and
      * its locks are released.
      * <li>Snapshots and cursors still open, in any thread, fail on their next use with
@@ -1213,6 +1222,7 @@ public final class Store implements AutoCloseable {
         if (closed) {
             return;
         }
+        refuseCloseInsideOwnOperation();
         // File I/O on an interrupted thread closes the channel for good, and a close must finish:
         // the interrupt is set aside until it has, and restored then.
         boolean interrupted = Thread.interrupted();
@@ -1228,6 +1238,25 @@ public final class Store implements AutoCloseable {
             if (interrupted || Thread.interrupted()) {
                 Thread.currentThread().interrupt();
             }
+        }
+    }
+
+    /**
+     * Throws {@link IllegalStateException} if the calling thread is inside an operation of this
+     * store that holds the writer (code of the caller's that the store calls: a slow-reader handler
+     * while a transaction begins, a key buffer's method while a transaction reads it). The close
+     * would wait for that operation, which waits for the close: nothing has changed yet when it throws.
+     */
+    private void refuseCloseInsideOwnOperation() {
+        WriteTxn open = openWrite;
+        boolean inTxnOperation = open != null && open.runsInCaller();
+        // Holding the permit with no transaction open: inside beginWrite, sync, check or compact.
+        boolean inWriterOperation = open == null && writer.heldByCaller();
+        if (inTxnOperation || inWriterOperation) {
+            throw new IllegalStateException("close() on thread '" + Thread.currentThread().getName() + "', which is"
+                    + " inside " + (inTxnOperation ? "an operation of the store's write transaction" : "an operation"
+                    + " of the store that holds its writer") + " (a callback the store runs): it cannot close the"
+                    + " store under that operation; close the store after it returns");
         }
     }
 

@@ -38,6 +38,13 @@ final class TxnGate {
     private volatile int state = IDLE;
     /** Operations running in the owner's thread, nested (written by the owner only). */
     private int depth;
+    /**
+     * The thread running the operation, or null between operations: a close called by that very
+     * thread (from code the operation calls) must not wait for the operation to end. A plain field,
+     * read racily by a closer: a thread that is not the runner reads null or another thread here,
+     * never itself, since its own last write of it (at its last {@link #exit}) was null.
+     */
+    private Thread runner;
 
     /** Why an operation may not run now; null if it may. */
     enum Refusal { ENDED, REVOKED }
@@ -50,6 +57,7 @@ final class TxnGate {
         }
         if (STATE.compareAndSet(this, IDLE, BUSY)) {
             depth = 1;
+            runner = Thread.currentThread();
             return null;
         }
         return (int) STATE.getVolatile(this) == REVOKED ? Refusal.REVOKED : Refusal.ENDED;
@@ -58,8 +66,14 @@ final class TxnGate {
     /** Ends an operation begun by {@link #enter}; {@code ended} if the transaction committed or aborted in it. */
     void exit(boolean ended) {
         if (--depth == 0) {
+            runner = null;
             STATE.setRelease(this, ended ? ENDED : IDLE);
         }
+    }
+
+    /** Whether the calling thread is inside an operation of the transaction. */
+    boolean runsInCaller() {
+        return runner == Thread.currentThread() && (int) STATE.getVolatile(this) == BUSY;
     }
 
     /** Whether a close took the transaction. */

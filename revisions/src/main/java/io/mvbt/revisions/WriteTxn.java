@@ -1000,6 +1000,16 @@ public final class WriteTxn extends View implements AutoCloseable {
         }
     }
 
+    /** Whether the calling thread is inside an operation of this transaction (user code it calls). */
+    boolean runsInCaller() {
+        return gate.runsInCaller();
+    }
+
+    /** Whether a close of the store aborted the transaction (its commit then throws ClosedException). */
+    boolean abortedByClose() {
+        return gate.revoked();
+    }
+
     /** Whether the transaction has committed or aborted (a close of its store aborts it). */
     public boolean isFinished() {
         return finished || gate.revoked();

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 package io.mvbt.revisions;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,7 +14,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
@@ -21,7 +26,8 @@ import io.mvbt.ClosedException;
 import io.mvbt.WriteTimeoutException;
 
 /**
- * The edges of {@link Store#close()}: a writer waiting for its turn when the close begins.
+ * The edges of {@link Store#close()}: a writer waiting for its turn when the close begins, and a
+ * close called by the thread that is inside one of the store's own operations.
  */
 class CloseEdgeTest {
     @TempDir
@@ -150,6 +156,127 @@ class CloseEdgeTest {
         }
         closing.get(BOUND.toSeconds(), TimeUnit.SECONDS);
         assertFalse(owner.get(BOUND.toSeconds(), TimeUnit.SECONDS));
+    }
+
+    /**
+     * A close called from inside an operation of the write transaction, on the thread that runs it
+     * (here by a key the operation reads), would wait for that operation forever: it throws
+     * IllegalStateException, and the store stays open and usable.
+     */
+    @Test
+    void closeInsideAnOperationOfTheTransactionOnItsThreadIsRefused() {
+        Store store = Store.open(dir.resolve("inside-op.mvbt"), PATIENT);
+        AtomicReference<RuntimeException> refused = new AtomicReference<>();
+        assertTimeoutPreemptively(BOUND, () -> {
+            try (WriteTxn tx = store.beginWrite()) {
+                Tree t = tx.createTree("t");
+                tx.put(t, K, V);
+                assertTrue(tx.contains(t, keyRunning(K, () -> {
+                    try {
+                        store.close();
+                    } catch (RuntimeException e) {
+                        refused.set(e);
+                    }
+                })));
+                tx.commit();
+            }
+        });
+        assertRefusal(refused.get());
+        try (Snapshot s = store.beginRead()) {
+            assertArrayEquals(V, s.get(store.tree("t"), K));
+        }
+        store.close();
+        assertThrows(ClosedException.class, store::beginRead);
+    }
+
+    /**
+     * A close from a slow-reader handler, which the store calls on the writer's thread while it
+     * begins a transaction, is refused the same way; the beginWrite fails with it and leaves the
+     * writer free.
+     */
+    @Test
+    void closeFromASlowReaderHandlerIsRefused() {
+        AtomicReference<Store> opened = new AtomicReference<>();
+        SlowReaderPolicy closing = new SlowReaderPolicy(1, Duration.ZERO, reader -> {
+            opened.get().close();
+            return false;
+        });
+        Store store = Store.open(dir.resolve("handler.mvbt"), PATIENT.slowReaders(closing));
+        opened.set(store);
+        store.update(tx -> tx.put(tx.createTree("t"), K, V));
+        Snapshot old = store.beginRead();
+        store.update(tx -> tx.put(store.tree("t"), K, bytes("1")));
+        store.update(tx -> tx.put(store.tree("t"), K, bytes("2")));
+        IllegalStateException e = assertTimeoutPreemptively(BOUND,
+                () -> assertThrows(IllegalStateException.class, store::beginWrite));
+        assertRefusal(e);
+        // The refused close left the store open, and the writer free.
+        assertArrayEquals(V, old.get(store.tree("t"), K));
+        old.close();
+        store.update(tx -> tx.put(store.tree("t"), K, bytes("3")));
+        store.close();
+        assertThrows(ClosedException.class, store::beginRead);
+    }
+
+    private static void assertRefusal(RuntimeException e) {
+        assertTrue(e instanceof IllegalStateException, String.valueOf(e));
+        String m = e.getMessage();
+        assertTrue(m.contains("'" + Thread.currentThread().getName() + "'") || m.contains("thread '"), m);
+        assertTrue(m.contains("close the store after it returns"), m);
+    }
+
+    /**
+     * Work given to {@link Store#write} that closes the store (or whose store another thread closes)
+     * did not commit: write throws ClosedException instead of returning as if it had.
+     */
+    @Test
+    void writeWhoseTransactionACloseAbortedThrows() throws Exception {
+        Path path = dir.resolve("write-helper.mvbt");
+        Store store = Store.open(path, PATIENT);
+        store.update(tx -> tx.put(tx.createTree("t"), K, V));
+        ClosedException same = assertThrows(ClosedException.class, () -> store.write(tx -> {
+            tx.put(store.tree("t"), K, bytes("lost"));
+            store.close();
+            return 1;
+        }));
+        assertTrue(same.getMessage().contains("was closed"), same.getMessage());
+
+        Store again = Store.open(path, PATIENT);
+        CountDownLatch written = new CountDownLatch(1);
+        CountDownLatch closed = new CountDownLatch(1);
+        CompletableFuture<Integer> other = CompletableFuture.supplyAsync(() -> again.write(tx -> {
+            tx.put(again.tree("t"), K, bytes("lost too"));
+            written.countDown();
+            awaitQuietly(closed);
+            return 2;
+        }));
+        assertTrue(written.await(30, TimeUnit.SECONDS));
+        again.close();
+        closed.countDown();
+        ExecutionException e = assertThrows(ExecutionException.class, () -> other.get(30, TimeUnit.SECONDS));
+        assertTrue(e.getCause() instanceof ClosedException, String.valueOf(e.getCause()));
+
+        try (Store reopened = Store.open(path); Snapshot s = reopened.beginRead()) {
+            assertArrayEquals(V, s.get(reopened.tree("t"), K));
+        }
+    }
+
+    /** Work given to {@link Store#write} that closes the store after its own commit returns its result. */
+    @Test
+    void writeThatCommittedBeforeTheCloseReturns() {
+        Path path = dir.resolve("committed.mvbt");
+        Store store = Store.open(path, PATIENT);
+        int result = store.write(tx -> {
+            tx.put(tx.createTree("t"), K, V);
+            tx.commit();
+            store.close();
+            return 7;
+        });
+        assertEquals(7, result);
+        try (Store reopened = Store.open(path); Snapshot s = reopened.beginRead()) {
+            assertArrayEquals(V, s.get(reopened.tree("t"), K));
+            assertNull(s.get(reopened.tree("t"), bytes("other")));
+        }
     }
 
     private static String outcome(Runnable action) {
