@@ -187,9 +187,17 @@ final class ReaderRegistry {
         } while ((flags & EXPIRED) != 0 && !table.compareAndSetLong(off + FLAGS, flags, flags & ~EXPIRED));
     }
 
-    /** Whether the snapshot in {@code slot} expired (see {@link SlowReaderPolicy}, {@link Store#expireLapsed}). */
-    boolean expired(int slot) {
-        return (table.getLongVolatile(slot * SLOT_BYTES + FLAGS) & EXPIRED) != 0;
+    /**
+     * The address of the flags word of {@code slot}, whose {@link #EXPIRED} bit says whether its
+     * snapshot expired (see {@link SlowReaderPolicy} and {@link RemoteReaderPeers}), for the snapshot,
+     * which reads it on every operation. The table's memory lives as long as this registry: a direct
+     * buffer or the lock file's mapping, never unmapped by hand.
+     */
+    long flagsAddress(int slot) {
+        if (table.byteArray() != null) {
+            throw new IllegalStateException("the reader table is not in direct memory");
+        }
+        return table.addressOffset() + (long) slot * SLOT_BYTES + FLAGS;
     }
 
     /** Announces the newest meta, {@code sequence << 2 | slot}, to readers in other processes. */

@@ -3,6 +3,9 @@ package io.mvbt.revisions;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.lang.ref.Reference;
+
+import static org.agrona.UnsafeAccess.UNSAFE;
 
 import io.mvbt.ClosedException;
 import io.mvbt.SnapshotExpiredException;
@@ -18,6 +21,11 @@ import io.mvbt.btree.TreeRoot;
 public final class Snapshot extends View implements AutoCloseable {
     private final Revision revision;
     private final int slot;
+    /**
+     * The flags word of the snapshot's slot in the reader table: its expiry (set by this process's
+     * writer or by a writer elsewhere) is read there by every operation, in one load.
+     */
+    private final long flagsAddress;
     private static final VarHandle CLOSED;
 
     static {
@@ -28,12 +36,18 @@ public final class Snapshot extends View implements AutoCloseable {
         }
     }
 
+    /**
+     * Closed by its owner, or by the close of its store, which sets this for every snapshot it has
+     * open before it releases their slots ({@link Store#close}): so one load of this field tells an
+     * operation whether it may still read, and whether what it read held.
+     */
     private volatile boolean closed;
 
-    Snapshot(Store store, Revision revision, int slot) {
+    Snapshot(Store store, Revision revision, int slot, long flagsAddress) {
         super(store);
         this.revision = revision;
         this.slot = slot;
+        this.flagsAddress = flagsAddress;
     }
 
     @Override
@@ -53,21 +67,30 @@ public final class Snapshot extends View implements AutoCloseable {
     @Override
     void checkUsable() {
         if (closed) {
-            throw new ClosedException("snapshot of revision " + revision.revision + " is closed");
+            throw closedException();
         }
-        store.checkOpen();
-        if (store.expired(slot)) {
+        boolean expired = (UNSAFE.getLongVolatile(null, flagsAddress) & ReaderRegistry.EXPIRED) != 0;
+        // The reader table's memory is reachable through this snapshot's store until the load is done.
+        Reference.reachabilityFence(this);
+        if (expired) {
             throw new SnapshotExpiredException("snapshot of revision " + revision.revision + " has expired: the "
                     + "slow-reader policy expired it, or its registration with the writer elsewhere lapsed (see the "
                     + "log); the store is at revision " + store.revision() + "; close it and open a new one");
         }
     }
 
+    private ClosedException closedException() {
+        return store.isClosed()
+                ? new ClosedException("snapshot of revision " + revision.revision + ": store " + store.describe()
+                        + " is closed")
+                : new ClosedException("snapshot of revision " + revision.revision + " is closed");
+    }
+
     @Override
     void done() {
         // The page reads above must not move past the check; a volatile read alone would let them.
         VarHandle.acquireFence();
-        if (closed || store.isClosed()) {
+        if (closed) {
             throw new ClosedException("snapshot of revision " + revision.revision + " is closed, or its store "
                     + store.describe() + " closed during the read");
         }
@@ -181,6 +204,7 @@ public final class Snapshot extends View implements AutoCloseable {
         }
     }
 
+    /** Whether the snapshot was closed, by its own close or its store's. */
     public boolean isClosed() {
         return closed;
     }
@@ -190,7 +214,17 @@ public final class Snapshot extends View implements AutoCloseable {
         if (!closed && CLOSED.compareAndSet(this, false, true)) {
             lent.revoke();
             // Once: a second close from another thread must not release a slot a new snapshot took.
-            store.release(slot);
+            store.release(slot, this);
+        }
+    }
+
+    /**
+     * The store closes: reads fail from now on. Its close calls this before it releases the slot,
+     * and then releases it itself.
+     */
+    void storeClosed() {
+        if (!closed && CLOSED.compareAndSet(this, false, true)) {
+            lent.revoke();
         }
     }
 }

@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongConsumer;
 
@@ -80,6 +81,8 @@ public final class Store implements AutoCloseable {
     private final WriterPermit writer;
     /** The turn of the open write transaction (writers that take turns), else {@link Peers#NO_TURN}. */
     private Peers.Turn turn = Peers.NO_TURN;
+    /** The snapshots open in this process, by reader slot: a close closes them before it releases the slots. */
+    private final AtomicReferenceArray<Snapshot> snapshots;
     /** The write transaction begun and not yet ended, which a close aborts; else null. */
     private volatile WriteTxn openWrite;
     private final ConcurrentHashMap<String, Tree> trees = new ConcurrentHashMap<>();
@@ -128,6 +131,7 @@ public final class Store implements AutoCloseable {
         this.editor = new TreeEditor(limits);
         this.writer = new WriterPermit(pages);
         this.slots = new ReaderSlots(registry, pages);
+        this.snapshots = new AtomicReferenceArray<>(registry.capacity());
         this.adoption = new Adoption(pages, writeback, checksums, access, publisher, freeMap, space, health, shadows,
                 dirty, named);
         this.holders = new Holders(registry, publisher, pages.durable(), named);
@@ -538,14 +542,29 @@ public final class Store implements AutoCloseable {
     public Snapshot beginRead() {
         checkOpen();
         int slot = slots.claim(ReaderRegistry.SNAPSHOT);
+        Snapshot snapshot;
         try {
-            return new Snapshot(this, peers.hold(slot), slot);
+            snapshot = new Snapshot(this, peers.hold(slot), slot, registry.flagsAddress(slot));
         } catch (RuntimeException | Error e) {
             // As a close does: a reader elsewhere also takes the revision out of what it registers,
             // which its failed open had already put there.
             release(slot);
             throw e;
         }
+        snapshots.set(slot, snapshot);
+        if (closed) {
+            // A close began meanwhile and may have looked for open snapshots before this one was
+            // there: either it saw it (both are volatile) or this sees its flag.
+            snapshot.storeClosed();
+            checkOpen();
+        }
+        return snapshot;
+    }
+
+    /** The snapshot in {@code slot} closed. */
+    void release(int slot, Snapshot snapshot) {
+        snapshots.compareAndSet(slot, snapshot, null);
+        release(slot);
     }
 
     void release(int slot) {
@@ -554,10 +573,6 @@ public final class Store implements AutoCloseable {
             return;
         }
         peers.release(slot);
-    }
-
-    boolean expired(int slot) {
-        return registry.expired(slot);
     }
 
     /**
@@ -1326,6 +1341,13 @@ public final class Store implements AutoCloseable {
             }
         } finally {
             closed = true;
+            // Before their slots go: a read that then finds its snapshot still open read pages its revision held.
+            for (int slot = 0; slot < snapshots.length(); slot++) {
+                Snapshot open = snapshots.getAndSet(slot, null);
+                if (open != null) {
+                    open.storeClosed();
+                }
+            }
             path.closed(checkpointed);
             // Its segments go once every commit is durable in the file; else the next open replays them.
             policy.close(logReleased && health.failure() == null && durableRevision() == latest().revision);

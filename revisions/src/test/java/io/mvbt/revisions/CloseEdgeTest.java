@@ -279,6 +279,40 @@ class CloseEdgeTest {
         }
     }
 
+    /**
+     * A close closes the snapshots its process has open, in any thread: they say so, and their
+     * reads and cursors fail naming the store.
+     */
+    @Test
+    void closeClosesEverySnapshotOfTheStore() throws Exception {
+        Store store = Store.open(dir.resolve("snapshots.mvbt"), PATIENT);
+        store.update(tx -> tx.put(tx.createTree("t"), K, V));
+        Tree t = store.tree("t");
+        Snapshot here = store.beginRead();
+        Snapshot elsewhere = CompletableFuture.supplyAsync(store::beginRead).get(30, TimeUnit.SECONDS);
+        Cursor cursor = elsewhere.cursor(t);
+        assertTrue(cursor.first());
+        Snapshot closedBefore = store.beginRead();
+        closedBefore.close();
+
+        store.close();
+
+        assertTrue(here.isClosed());
+        assertTrue(elsewhere.isClosed());
+        ClosedException read = assertThrows(ClosedException.class, () -> here.get(t, K));
+        assertTrue(read.getMessage().contains("store ") && read.getMessage().contains("is closed"), read.getMessage());
+        assertThrows(ClosedException.class, cursor::next);
+        assertThrows(ClosedException.class, cursor::key);
+        cursor.close();
+        here.close();
+        elsewhere.close();
+        assertTrue(closedBefore.isClosed());
+        // Their slots went with the close: the store opens again with none held.
+        try (Store again = Store.open(dir.resolve("snapshots.mvbt"))) {
+            assertEquals(0, again.readers().size(), () -> again.readers().toString());
+        }
+    }
+
     private static String outcome(Runnable action) {
         try {
             action.run();
