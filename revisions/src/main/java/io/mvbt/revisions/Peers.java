@@ -71,7 +71,8 @@ interface Peers {
     /**
      * Holding the writer permit: waits up to {@code nanos} for writers of other processes and
      * catches up with what they committed. {@code what} and {@code timeout} name the wait in the
-     * exception if it times out.
+     * exception if it times out; a close that begins meanwhile ends the wait with
+     * {@link io.mvbt.ClosedException}.
      */
     default Turn takeTurn(long nanos, String what, Duration timeout) {
         return NO_TURN;

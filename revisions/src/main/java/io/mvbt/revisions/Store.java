@@ -1202,7 +1202,9 @@ public final class Store implements AutoCloseable {
     /**
      * Closes the store; after it returns (or throws) the store holds no lock and no file, and accepts
      * nothing: every method of it and of what it opened fails with {@link ClosedException}, and
-     * another process may open the file for writing.
+     * another process may open the file for writing. (Only a close refused with
+     * {@link IllegalStateException} because it was called from inside the store's own operation,
+     * below, leaves the store as it was.)
      *
      * <ul>
      * <li>A write transaction still open, in this thread or another, is aborted and nothing it wrote

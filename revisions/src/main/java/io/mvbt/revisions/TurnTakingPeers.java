@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.mvbt.ClosedException;
 import io.mvbt.WriteTimeoutException;
 import io.mvbt.pagestore.local.FilePageStore;
 
@@ -77,7 +78,12 @@ final class TurnTakingPeers implements Peers {
     public Turn takeTurn(long nanos, String what, Duration timeout) {
         if (!file.takeTurn(0)) {
             writerWaits.incrementAndGet();
-            if (!file.takeTurn(Math.max(0, nanos))) {
+            // A close that begins meanwhile must not wait for this wait: it waits for the permit this holds.
+            if (!file.takeTurn(Math.max(0, nanos), writer::closing)) {
+                if (writer.closing()) {
+                    throw new ClosedException("store " + file.describe() + " was closed while " + what
+                            + " waited for the turn of a writer in another process");
+                }
                 long pid = file.lockFile().writerPid();
                 throw new WriteTimeoutException(what + " waited " + timeout + " for the write transaction of another"
                         + " process" + (pid > 0 ? " (pid " + pid + ")" : ""));

@@ -120,6 +120,42 @@ class CloseEdgeTest {
         assertEquals("opened at revision " + committed, ChildJvm.run(OpenStoreChild.class, path.toString()).strip());
     }
 
+    /**
+     * Where writers of several processes take turns, a beginWrite that holds this process's writer
+     * and waits for the turn a writer in another process keeps fails as soon as a close begins,
+     * instead of keeping the close waiting up to its write timeout for the turn.
+     */
+    @Test
+    void aBeginWriteWaitingForAnotherProcesssTurnFailsWhenCloseBegins() throws Exception {
+        Path path = dir.resolve("turn.mvbt");
+        Store store = Store.open(path, WriterChild.options(Durability.SYNC).writeTimeout(Duration.ofSeconds(60)));
+        WriterChild.commitNext(store);
+        Process child = ChildJvm.start(null, WriterChild.class, "stall", path.toString());
+        CompletableFuture<Void> closing;
+        try {
+            ChildJvm.firstLine(child, "INSIDE");
+            CompletableFuture<String> waiter = CompletableFuture.supplyAsync(() -> {
+                try (WriteTxn tx = store.beginWrite()) {
+                    return "began revision " + tx.revision();
+                } catch (RuntimeException e) {
+                    return e.getClass().getSimpleName() + ": " + e.getMessage();
+                }
+            });
+            Thread.sleep(300);
+            assertFalse(waiter.isDone(), "the waiter waits for the other process's turn");
+            closing = CompletableFuture.runAsync(store::close);
+            String seen = waiter.get(10, TimeUnit.SECONDS);
+            assertTrue(seen.startsWith("ClosedException: store "), seen);
+            assertTrue(seen.contains("another process"), seen);
+        } finally {
+            child.destroyForcibly();
+            assertTrue(child.waitFor(30, TimeUnit.SECONDS));
+        }
+        // The close's own checkpoint waits for the turn, which the killed child gave back.
+        closing.get(BOUND.toSeconds(), TimeUnit.SECONDS);
+        assertThrows(ClosedException.class, store::beginRead);
+    }
+
     /** A beginWrite called after the close began, while it still runs, fails the same way. */
     @Test
     void aBeginWriteDuringCloseFailsWithClosedException() throws Exception {

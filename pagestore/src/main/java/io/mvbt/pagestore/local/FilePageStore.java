@@ -306,6 +306,12 @@ public final class FilePageStore extends RegionPageStore {
         return lockFile.takeWriterTurn(timeoutNanos);
     }
 
+    /** {@link #takeTurn(long)}, giving up (false) as soon as {@code giveUp} says so (a close began, say). */
+    public boolean takeTurn(long timeoutNanos, java.util.function.BooleanSupplier giveUp) {
+        checkOpen();
+        return lockFile.takeWriterTurn(timeoutNanos, giveUp);
+    }
+
     /** Ends the turn taken by {@link #takeTurn} or {@link #openShared}. */
     public void endTurn() {
         lockFile.endWriterTurn();

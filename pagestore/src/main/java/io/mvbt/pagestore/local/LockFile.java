@@ -331,6 +331,14 @@ public final class LockFile implements AutoCloseable {
      * could not be given up at the deadline.
      */
     public boolean takeWriterTurn(long timeoutNanos) {
+        return takeWriterTurn(timeoutNanos, () -> false);
+    }
+
+    /**
+     * {@link #takeWriterTurn(long)}, which also gives up (false) as soon as {@code giveUp} says so,
+     * looked at between two polls (at most a millisecond apart).
+     */
+    public boolean takeWriterTurn(long timeoutNanos, java.util.function.BooleanSupplier giveUp) {
         long deadline = System.nanoTime() + timeoutNanos;
         long pause = 20_000L;
         while (true) {
@@ -343,7 +351,7 @@ public final class LockFile implements AutoCloseable {
                 }
             }
             long left = deadline - System.nanoTime();
-            if (left <= 0) {
+            if (left <= 0 || giveUp.getAsBoolean()) {
                 return false;
             }
             java.util.concurrent.locks.LockSupport.parkNanos(Math.min(pause, left));
