@@ -551,6 +551,11 @@ public final class Store implements AutoCloseable {
             release(slot);
             throw e;
         }
+        return opened(slot, snapshot);
+    }
+
+    /** Lists a snapshot just made in {@code slot} among those a close flags. */
+    private Snapshot opened(int slot, Snapshot snapshot) {
         snapshots.set(slot, snapshot);
         if (closed) {
             // A close began meanwhile and may have looked for open snapshots before this one was
@@ -704,8 +709,8 @@ public final class Store implements AutoCloseable {
         byte[] key = NamedRevisions.key(name);
         checkOpen();
         int slot = slots.claim(ReaderRegistry.SNAPSHOT);
+        NamedRevisions.Entry e;
         try {
-            NamedRevisions.Entry e;
             try (Snapshot newest = beginRead()) {
                 e = NamedRevisions.find(newest.rev().reader(access), newest.rev(), key);
                 if (e == null) {
@@ -721,11 +726,11 @@ public final class Store implements AutoCloseable {
                     throw notNamed(name);
                 }
             }
-            return new Snapshot(this, e.revision(), slot);
         } catch (RuntimeException | Error t) {
             release(slot);
             throw t;
         }
+        return opened(slot, new Snapshot(this, e.revision(), slot, registry.flagsAddress(slot)));
     }
 
     /**
