@@ -178,6 +178,15 @@ public final class Snapshot extends View implements AutoCloseable {
         }
     }
 
+    /**
+     * Writes a compact copy of this snapshot's revision to a new store file at {@code target}, as
+     * {@link Store#copyTo(java.nio.file.Path, StoreOptions, java.util.function.LongConsumer)} does for the newest: for a copy of a
+     * named revision, such as the first link of a backup chain.
+     */
+    public void copyTo(java.nio.file.Path target, StoreOptions options, java.util.function.LongConsumer entriesCopied) {
+        StoreCopy.copy(this, target, options, entriesCopied);
+    }
+
     /** The changes of {@code tree} from this revision to {@code target}'s, copied: for tests and small diffs. */
     public java.util.List<Change> changes(Snapshot target, Tree tree) {
         java.util.List<Change> out = new java.util.ArrayList<>();

@@ -606,6 +606,15 @@ public final class Store implements AutoCloseable {
         }
     }
 
+    /**
+     * The store's identity: chosen at random when the store was created and kept by every open of
+     * it; a copy is a new store with an identity of its own. A backup chain records it, so that it
+     * is never continued from another store's revisions.
+     */
+    public long id() {
+        return publisher.storeId();
+    }
+
     /** Newest committed revision (for a read-only store: announced by the writer). */
     public long revision() {
         return peers.newest().revision;
