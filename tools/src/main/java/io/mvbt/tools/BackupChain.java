@@ -27,8 +27,9 @@ final class BackupChain {
     static final String CHAIN = "chain";
     static final String FULL = "000000.mvbt";
     static final String BASE = "000000.base";
-    private static final long CHAIN_MAGIC = 0x6d76627463686e31L; // "mvbtchn1"
-    private static final long BASE_MAGIC = 0x6d76627462617331L; // "mvbtbas1"
+    /** The first eight bytes of the chain file read "mvbtchn1", of the base record "mvbtbas1". */
+    private static final long CHAIN_MAGIC = Long.reverseBytes(0x6d76627463686e31L);
+    private static final long BASE_MAGIC = Long.reverseBytes(0x6d76627462617331L);
 
     /** The chain and the store it backs up; written before anything else, so a re-run keeps the chain. */
     record Identity(long chainId, long storeId) {
@@ -66,12 +67,12 @@ final class BackupChain {
         if (b == null) {
             return null;
         }
-        ByteBuffer bb = ByteBuffer.wrap(b);
+        ByteBuffer bb = DeltaFormat.wrap(b);
         return new Identity(bb.getLong(8), bb.getLong(16));
     }
 
     void writeIdentity(Identity id) {
-        ByteBuffer b = ByteBuffer.allocate(28).putLong(CHAIN_MAGIC).putLong(id.chainId()).putLong(id.storeId());
+        ByteBuffer b = DeltaFormat.buffer(28).putLong(CHAIN_MAGIC).putLong(id.chainId()).putLong(id.storeId());
         b.putInt(DeltaFormat.crc(b.array(), 0, 24));
         writeAtomically(dir.resolve(CHAIN), b.array());
     }
@@ -82,7 +83,7 @@ final class BackupChain {
         if (b == null) {
             return null;
         }
-        ByteBuffer bb = ByteBuffer.wrap(b);
+        ByteBuffer bb = DeltaFormat.wrap(b);
         if (bb.getLong(8) != id.chainId() || bb.getLong(16) != id.storeId()) {
             throw new CommandException(ExitCodes.DAMAGED, dir.resolve(BASE) + " belongs to another chain than "
                     + dir.resolve(CHAIN));
@@ -91,7 +92,7 @@ final class BackupChain {
     }
 
     void writeBase(Identity id, Base base) {
-        ByteBuffer b = ByteBuffer.allocate(48).putLong(BASE_MAGIC).putLong(id.chainId()).putLong(id.storeId())
+        ByteBuffer b = DeltaFormat.buffer(48).putLong(BASE_MAGIC).putLong(id.chainId()).putLong(id.storeId())
                 .putLong(base.revision()).putLong(base.fullLength()).putInt(base.fullCrc());
         b.putInt(DeltaFormat.crc(b.array(), 0, 44));
         writeAtomically(dir.resolve(BASE), b.array());
@@ -164,8 +165,8 @@ final class BackupChain {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + file, e);
         }
-        if (b.length != length || ByteBuffer.wrap(b).getLong(0) != magic
-                || DeltaFormat.crc(b, 0, length - 4) != ByteBuffer.wrap(b).getInt(length - 4)) {
+        if (b.length != length || DeltaFormat.wrap(b).getLong(0) != magic
+                || DeltaFormat.crc(b, 0, length - 4) != DeltaFormat.wrap(b).getInt(length - 4)) {
             throw new CommandException(ExitCodes.DAMAGED, "backup chain file " + file + " is damaged (" + b.length
                     + " bytes, its checksum or magic does not match)");
         }
@@ -177,7 +178,7 @@ final class BackupChain {
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
         try (FileChannel c = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                 StandardOpenOption.WRITE)) {
-            ByteBuffer b = ByteBuffer.wrap(bytes);
+            ByteBuffer b = DeltaFormat.wrap(bytes);
             while (b.hasRemaining()) {
                 c.write(b);
             }

@@ -2,15 +2,18 @@
 package io.mvbt.tools;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.zip.CRC32C;
 
 /**
  * The layout of a backup delta file (docs/format.md, "Backup delta file"): a header, blocks of
  * records each with its own CRC-32C, and a trailer that counts them and checks the whole file, so
- * that a torn, truncated or damaged file is found before any of it is applied. Big-endian.
+ * that a torn, truncated or damaged file is found before any of it is applied. Little-endian, as the
+ * store's pages are.
  */
 final class DeltaFormat {
-    static final long MAGIC = 0x6d76627464656c31L; // "mvbtdel1"
+    /** The file's first eight bytes read "mvbtdel1". */
+    static final long MAGIC = Long.reverseBytes(0x6d76627464656c31L);
     static final int VERSION = 1;
     /** magic, version, link, chain id, store id, from, to, flags, header CRC. */
     static final int HEADER_BYTES = 56;
@@ -36,12 +39,20 @@ final class DeltaFormat {
     /** The fixed part of a delta: which chain and link it is and which revisions it joins. */
     record Header(int link, long chainId, long storeId, long from, long to) {
         byte[] bytes() {
-            ByteBuffer b = ByteBuffer.allocate(HEADER_BYTES);
+            ByteBuffer b = buffer(HEADER_BYTES);
             b.putLong(MAGIC).putInt(VERSION).putInt(link).putLong(chainId).putLong(storeId).putLong(from).putLong(to)
                     .putInt(0);
             b.putInt(crc(b.array(), 0, HEADER_BYTES - 4));
             return b.array();
         }
+    }
+
+    static ByteBuffer buffer(int capacity) {
+        return ByteBuffer.allocate(capacity).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    static ByteBuffer wrap(byte[] bytes) {
+        return ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
     }
 
     static int crc(byte[] bytes, int offset, int length) {

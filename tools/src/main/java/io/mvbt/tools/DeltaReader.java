@@ -80,7 +80,7 @@ final class DeltaReader {
             while (true) {
                 int wholeBefore = (int) whole.getValue();
                 byte[] lengthAndCrc = readFully(in, file, 8, at);
-                int length = ByteBuffer.wrap(lengthAndCrc).getInt();
+                int length = DeltaFormat.wrap(lengthAndCrc).getInt();
                 if (length == 0) {
                     checkTrailer(file, in, at, lengthAndCrc, wholeBefore, records, blocks, payload, size);
                     return header;
@@ -88,7 +88,7 @@ final class DeltaReader {
                 if (length < 0 || length > size - at - 8) {
                     throw damaged(file, at, "a block length of " + length + " bytes runs past the end of the file");
                 }
-                int crc = ByteBuffer.wrap(lengthAndCrc).getInt(4);
+                int crc = DeltaFormat.wrap(lengthAndCrc).getInt(4);
                 byte[] block = readFully(in, file, length, at + 8);
                 if (DeltaFormat.crc(block, 0, length) != crc) {
                     throw damaged(file, at, "the block's checksum does not match its " + length + " bytes");
@@ -109,7 +109,7 @@ final class DeltaReader {
         if (head.length < DeltaFormat.HEADER_BYTES) {
             throw damaged(file, 0, "it is shorter than a delta header (" + head.length + " bytes)");
         }
-        ByteBuffer b = ByteBuffer.wrap(head);
+        ByteBuffer b = DeltaFormat.wrap(head);
         if (b.getLong(0) != DeltaFormat.MAGIC) {
             throw damaged(file, 0, "it does not start as a delta file does");
         }
@@ -127,7 +127,7 @@ final class DeltaReader {
     private static void checkTrailer(Path file, DataInputStream in, long at, byte[] first8, int wholeBefore,
             long records, long blocks, long payload, long size) throws IOException {
         byte[] rest = readFully(in, file, DeltaFormat.TRAILER_BYTES - 8, at + 8);
-        ByteBuffer t = ByteBuffer.allocate(DeltaFormat.TRAILER_BYTES).put(first8).put(rest);
+        ByteBuffer t = DeltaFormat.buffer(DeltaFormat.TRAILER_BYTES).put(first8).put(rest);
         byte[] trailer = t.array();
         if (DeltaFormat.crc(trailer, 0, DeltaFormat.TRAILER_BYTES - 4) != t.getInt(DeltaFormat.TRAILER_BYTES - 4)) {
             throw damaged(file, at, "the trailer's checksum does not match");
@@ -145,7 +145,7 @@ final class DeltaReader {
     }
 
     private static long parseRecords(Path file, long offset, byte[] block, Records out) {
-        ByteBuffer b = ByteBuffer.wrap(block);
+        ByteBuffer b = DeltaFormat.wrap(block);
         long n = 0;
         while (b.hasRemaining()) {
             long at = offset + b.position();

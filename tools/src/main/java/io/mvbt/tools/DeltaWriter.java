@@ -95,7 +95,7 @@ final class DeltaWriter implements DiffVisitor, AutoCloseable {
         if (block.length == 0) {
             return;
         }
-        ByteBuffer head = ByteBuffer.allocate(8);
+        ByteBuffer head = DeltaFormat.buffer(8);
         head.putInt(block.length).putInt(DeltaFormat.crc(block.bytes, 0, block.length));
         try {
             write(head.array());
@@ -110,7 +110,7 @@ final class DeltaWriter implements DiffVisitor, AutoCloseable {
 
     private void write(byte[] bytes) throws IOException {
         whole.update(bytes);
-        ByteBuffer b = ByteBuffer.wrap(bytes);
+        ByteBuffer b = DeltaFormat.wrap(bytes);
         while (b.hasRemaining()) {
             channel.write(b);
         }
@@ -122,7 +122,7 @@ final class DeltaWriter implements DiffVisitor, AutoCloseable {
      */
     long finish() {
         flushBlock();
-        ByteBuffer t = ByteBuffer.allocate(DeltaFormat.TRAILER_BYTES);
+        ByteBuffer t = DeltaFormat.buffer(DeltaFormat.TRAILER_BYTES);
         t.putInt(0).putLong(records).putLong(blocks).putLong(payloadBytes).putInt((int) whole.getValue());
         t.putInt(DeltaFormat.crc(t.array(), 0, DeltaFormat.TRAILER_BYTES - 4));
         try {

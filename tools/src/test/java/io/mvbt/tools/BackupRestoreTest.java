@@ -87,6 +87,41 @@ class BackupRestoreTest {
     }
 
     @Test
+    void aDeltaIsLaidOutAsFormatMdSays() throws IOException {
+        Path source = dir.resolve("source.mvbt");
+        Path dest = dir.resolve("backup");
+        try (Store store = Store.open(source)) {
+            BackupHistories.change(store, new Random(8), 600);
+        }
+        long from = backup(source, dest);
+        try (Store store = Store.open(source)) {
+            BackupHistories.change(store, new Random(7), 600);
+        }
+        long to = backup(source, dest);
+        long storeId;
+        try (Store store = Store.openReadOnly(source)) {
+            storeId = store.id();
+        }
+        java.nio.ByteBuffer chain = java.nio.ByteBuffer.wrap(Files.readAllBytes(dest.resolve("chain")))
+                .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        byte[] bytes = Files.readAllBytes(dest.resolve("000001.delta"));
+        java.nio.ByteBuffer d = java.nio.ByteBuffer.wrap(bytes).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        assertEquals("mvbtchn1", new String(Files.readAllBytes(dest.resolve("chain")), 0, 8,
+                java.nio.charset.StandardCharsets.US_ASCII));
+        assertEquals("mvbtdel1", new String(bytes, 0, 8, java.nio.charset.StandardCharsets.US_ASCII));
+        assertEquals(1, d.getInt(8));
+        assertEquals(1, d.getInt(12));
+        assertEquals(chain.getLong(8), d.getLong(16));
+        assertEquals(storeId, d.getLong(24));
+        assertEquals(storeId, chain.getLong(16));
+        assertEquals(from, d.getLong(32));
+        assertEquals(to, d.getLong(40));
+        assertEquals(0, d.getInt(bytes.length - 36), "the trailer's end marker");
+        assertEquals(DeltaFormat.TRAILER_BYTES, 36);
+        assertEquals(DeltaFormat.HEADER_BYTES, 56);
+    }
+
+    @Test
     void aBackupWithoutChangesIsAnEmptyLink() {
         Path source = dir.resolve("source.mvbt");
         Path dest = dir.resolve("backup");

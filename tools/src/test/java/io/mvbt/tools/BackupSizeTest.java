@@ -118,6 +118,7 @@ class BackupSizeTest {
                 + " bytes, paths %,d pages of %,d bytes (%,d bytes), bound %,d%n", entries, changed, changedBytes,
                 deltaBytes, (double) deltaBytes / changedBytes, written, pagesRead / 2, pageSize, pathBytes,
                 2 * changedBytes + pathBytes);
+        System.out.println("backup: " + output(r).strip());
         assertTrue(deltaBytes <= 2 * changedBytes, "delta " + deltaBytes + " > 2 x " + changedBytes);
         if (writtenBefore >= 0) {
             assertTrue(written <= 2 * changedBytes + pathBytes, "wrote " + written + " > 2 x " + changedBytes + " + "
