@@ -82,13 +82,14 @@ final class BackupCommand implements Callable<Integer> {
             throw new UncheckedIOException("cannot create " + dest, e);
         }
         BackupChain chain = new BackupChain(dest);
-        chain.removeLeftovers();
         BackupChain.Identity id = chain.identity();
         if (id == null) {
             requireEmpty(dest);
             id = new BackupChain.Identity(new java.security.SecureRandom().nextLong() >>> 1, s.id());
             chain.writeIdentity(id);
         }
+        // Only in a directory that is a chain: another directory's .tmp files are not ours.
+        chain.removeLeftovers();
         if (id.storeId() != s.id()) {
             throw new CommandException(dest + " holds a backup chain of another store (id " + Long.toHexString(id.storeId())
                     + ", not " + Long.toHexString(s.id()) + "); back up into a new directory");
@@ -198,9 +199,10 @@ final class BackupCommand implements Callable<Integer> {
         }
     }
 
+    /** Empty, but for the identity's temporary file that a first backup killed at once may leave. */
     private static void requireEmpty(Path dest) {
         try (var files = Files.list(dest)) {
-            if (files.findAny().isPresent()) {
+            if (files.anyMatch(p -> !p.getFileName().toString().equals(BackupChain.CHAIN + ".tmp"))) {
                 throw new CommandException(dest + " is neither empty nor a backup chain (it has no '" + BackupChain.CHAIN
                         + "' file); back up into a new or empty directory");
             }

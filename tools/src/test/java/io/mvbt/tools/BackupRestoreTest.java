@@ -137,6 +137,37 @@ class BackupRestoreTest {
     }
 
     @Test
+    void aChainBelongsToOneStoreAndADirectoryToOneChain() throws IOException {
+        Path source = dir.resolve("source.mvbt");
+        Path other = dir.resolve("other.mvbt");
+        Path dest = dir.resolve("backup");
+        for (Path p : List.of(source, other)) {
+            try (Store store = Store.open(p)) {
+                BackupHistories.change(store, new Random(13), 300);
+            }
+        }
+        Object[] since = mvbt("backup", source.toString(), dest.toString(), "--since", "x");
+        assertEquals(ExitCodes.USAGE, status(since), "--since needs a chain to continue");
+        backup(source, dest);
+        byte[] chain = Files.readAllBytes(dest.resolve("chain"));
+        Object[] r = mvbt("backup", other.toString(), dest.toString());
+        assertEquals(ExitCodes.FAILED, status(r), "another store's backup into this chain");
+        assertEquals(List.of(), Files.list(dest).filter(p -> p.toString().endsWith(".delta")).toList());
+        assertTrue(java.util.Arrays.equals(chain, Files.readAllBytes(dest.resolve("chain"))));
+        try (Store store = Store.open(other)) {
+            assertEquals(List.of(), store.namedRevisions(), "a refused backup names nothing");
+        }
+        Path notAChain = Files.createDirectories(dir.resolve("photos"));
+        Files.writeString(notAChain.resolve("cat.jpg"), "meow");
+        Files.writeString(notAChain.resolve("draft.tmp"), "not the backup's to remove");
+        assertEquals(ExitCodes.FAILED, status(mvbt("backup", source.toString(), notAChain.toString())));
+        assertEquals(2, Files.list(notAChain).count(), "a backup leaves a directory that is no chain alone");
+        assertEquals(ExitCodes.CANNOT_OPEN, status(mvbt("restore", notAChain.toString(),
+                dir.resolve("t.mvbt").toString())));
+        assertFalse(Files.exists(dir.resolve("t.mvbt")));
+    }
+
+    @Test
     void aReleasedChainNameAsksForANewChain() {
         Path source = dir.resolve("source.mvbt");
         Path dest = dir.resolve("backup");
