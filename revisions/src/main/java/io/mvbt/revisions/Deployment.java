@@ -54,17 +54,22 @@ sealed interface Deployment {
             Holders holders, WriterPermit writer, AtomicLong writerWaits, IntSupplier treeCount) {
     }
 
+    /** A store file, written where it lies: through the mapping and positional writes. */
+    sealed interface InFile extends Deployment {
+        FilePageStore file();
+
+        @Override
+        default Writeback writeback() {
+            return Writeback.inPlace(file());
+        }
+    }
+
     /** The sole writer of a file, with readers in this process and others. */
     record SoleFile(FilePageStore file, ReaderRegistry registry, Prefaulter prefaulter, RedoStorage redo)
-            implements Deployment {
+            implements InFile {
         @Override
         public boolean othersWrite() {
             return false;
-        }
-
-        @Override
-        public Writeback writeback() {
-            return Writeback.inPlace(file);
         }
 
         @Override
@@ -82,15 +87,10 @@ sealed interface Deployment {
      * One of the writers of a file that take turns. They allocate from one free space, so none can
      * prefault what another takes, and none keeps a redo log or a shadow.
      */
-    record SharedFile(FilePageStore file, ReaderRegistry registry) implements Deployment {
+    record SharedFile(FilePageStore file, ReaderRegistry registry) implements InFile {
         @Override
         public boolean othersWrite() {
             return true;
-        }
-
-        @Override
-        public Writeback writeback() {
-            return Writeback.inPlace(file);
         }
 
         @Override
@@ -102,15 +102,10 @@ sealed interface Deployment {
     }
 
     /** A reader of a file beside the process that writes it, or none. */
-    record ReadOnlyFile(FilePageStore file, ReaderRegistry registry) implements Deployment {
+    record ReadOnlyFile(FilePageStore file, ReaderRegistry registry) implements InFile {
         @Override
         public boolean othersWrite() {
             return true;
-        }
-
-        @Override
-        public Writeback writeback() {
-            return Writeback.inPlace(file);
         }
 
         @Override
