@@ -81,7 +81,9 @@ class LockFileRemovalTest {
     private static Process holder(Path store) throws IOException {
         String java = ProcessHandle.current().info().command().orElse("java");
         Process p = new ProcessBuilder(java, "-Xmx64m", "-cp", System.getProperty("java.class.path"),
-                LockFileHolder.class.getName(), store.toString()).redirectErrorStream(true).start();
+                LockFileHolder.class.getName(), store.toString())
+                // Only stdout speaks the protocol: a JVM may print warnings on stderr (JDK 24 and later do).
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         String line = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)).readLine();
         assertTrue(line != null && line.startsWith("open "), "child said: " + line);
         return p;
