@@ -20,21 +20,32 @@ public final class TreeWalker {
         void overflow(long pageNo, long revision, long address);
     }
 
+    /** Which pages a walk passes over unread, with all they reach. */
+    public interface Skip {
+        /** Whether the page {@code pageNo} written at {@code revision} (a subtree, or an overflow run's rest) is skipped. */
+        boolean skip(long pageNo, long revision);
+    }
+
     private TreeWalker() {
     }
 
     /** Visits every page reachable from the root whose revision is above {@code sinceRevision}. */
     public static void walk(PageReader r, TreeRoot root, long sinceRevision, Visitor visitor) {
+        walk(r, root, (pageNo, revision) -> revision <= sinceRevision, visitor);
+    }
+
+    /** Visits every page reachable from the root but what {@code skip} passes over. */
+    public static void walk(PageReader r, TreeRoot root, Skip skip, Visitor visitor) {
         if (root.depth > TreeLimits.MAX_DEPTH) {
             throw new CorruptionException(root.page, "tree depth " + root.depth + " exceeds " + TreeLimits.MAX_DEPTH);
         }
         if (root.depth > 0) {
-            walk(r, root.page, root.revision, root.depth - 1, sinceRevision, visitor);
+            walk(r, root.page, root.revision, root.depth - 1, skip, visitor);
         }
     }
 
-    private static void walk(PageReader r, long pageNo, long revision, int level, long since, Visitor visitor) {
-        if (revision <= since) {
+    private static void walk(PageReader r, long pageNo, long revision, int level, Skip skip, Visitor visitor) {
+        if (skip.skip(pageNo, revision)) {
             return;
         }
         boolean leaf = level == 0;
@@ -46,7 +57,7 @@ public final class TreeWalker {
             if (leaf) {
                 if (Node.isOverflow(addr, i)) {
                     long ref = Node.valueAddress(addr, i);
-                    walkOverflow(r, UNSAFE.getLong(ref), UNSAFE.getLong(ref + 8), since, visitor);
+                    walkOverflow(r, UNSAFE.getLong(ref), UNSAFE.getLong(ref + 8), skip, visitor);
                 }
             } else {
                 long childRevision = Node.childRevision(addr, i);
@@ -54,15 +65,15 @@ public final class TreeWalker {
                     throw new CorruptionException(pageNo, "child " + Node.child(addr, i) + " claims revision "
                             + childRevision + ", newer than its parent's " + revision);
                 }
-                walk(r, Node.child(addr, i), childRevision, level - 1, since, visitor);
+                walk(r, Node.child(addr, i), childRevision, level - 1, skip, visitor);
             }
         }
     }
 
-    private static void walkOverflow(PageReader r, long pageNo, long revision, long since, Visitor visitor) {
+    private static void walkOverflow(PageReader r, long pageNo, long revision, Skip skip, Visitor visitor) {
         long runNo = pageNo;
         long rev = revision;
-        while (runNo != 0 && rev > since) {
+        while (runNo != 0 && !skip.skip(runNo, rev)) {
             long address = r.page(runNo, rev, PageHeader.TYPE_OVERFLOW);
             visitor.overflow(runNo, rev, address);
             runNo = UNSAFE.getLong(address + Overflow.NEXT);

@@ -150,30 +150,27 @@ final class NamedRevisions {
      * calls free waits again. Which revision freed it is not persisted, but a page lives over one
      * run of revisions: one that named revision N reaches and the next newer named revision does
      * not was freed at or before that one (or the newest), so it waits for the newest held revision
-     * below that, and every held one from the oldest at or above the revision that wrote it.
+     * below that, and every held one from the oldest at or above the revision that wrote it. Each
+     * named revision is walked newest first, passing over the subtrees the next newer one shares
+     * ({@link SharedSubtrees}): those are in use (the newest's) or wait already (a newer name's, whose
+     * walk came first), so an open reads what changed since each name, not each whole revision.
      */
     void pinReachable(PageAccess access, Revision newest, FreeSpace space, long[] held, int n) {
         List<Entry> entries = list(access, newest);
         entries.sort((a, b) -> Long.compare(b.revision.revision, a.revision.revision));
-        PageSet reachedByNewer = new PageSet();
-        long upper = newest.revision;
+        Revision newer = newest;
         for (Entry e : entries) {
             Revision rev = e.revision;
-            long holder = PendingPages.floorBelow(held, n, upper);
-            PageSet reached = new PageSet();
-            RevisionWalker.walk(rev.reader(access), rev.catalog, rev.fresh, RevisionWalker.freeMapOf(rev, access.pageSize()),
-                    -1, (pageNo, written, type, address, pages) -> {
+            long holder = PendingPages.floorBelow(held, n, newer.revision);
+            // What the next newer one shares is in use (the newest) or waits already (a newer name).
+            SharedSubtrees shared = SharedSubtrees.of(newer.reader(access), newer, access.pageSize());
+            RevisionWalker.walkUnshared(rev.reader(access), rev, access.pageSize(), shared,
+                    (pageNo, written, type, address, pages) -> {
                         for (long p = pageNo; p < pageNo + pages; p++) {
-                            reached.set(p);
-                            if (!reachedByNewer.get(p)) {
-                                space.pendIfFree(p, holder, PendingPages.ceiling(held, n, written));
-                            }
+                            space.pendIfFree(p, holder, PendingPages.ceiling(held, n, written));
                         }
                     });
-            for (long p = reached.nextSetBit(0); p >= 0; p = reached.nextSetBit(p + 1)) {
-                reachedByNewer.set(p);
-            }
-            upper = rev.revision;
+            newer = rev;
         }
     }
 

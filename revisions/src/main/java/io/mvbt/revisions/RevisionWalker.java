@@ -26,17 +26,7 @@ final class RevisionWalker {
 
     static void walk(PageReader r, TreeRoot catalog, FreshRoots fresh, FreeMap freeMap, long since,
             Visitor visitor) {
-        TreeWalker.Visitor nodes = new TreeWalker.Visitor() {
-            @Override
-            public void node(long pageNo, long revision, long address, int level) {
-                visitor.page(pageNo, revision, level == 0 ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH, address, 1);
-            }
-
-            @Override
-            public void overflow(long pageNo, long revision, long address) {
-                visitor.page(pageNo, revision, PageHeader.TYPE_OVERFLOW, address, PageValidator.overflowPages(address));
-            }
-        };
+        TreeWalker.Visitor nodes = nodeVisitor(visitor);
         TreeWalker.walk(r, catalog, since, nodes);
         if (catalog.depth > 0 && catalog.revision > since) {
             for (Catalog.Entry e : Catalog.list(r, catalog, fresh, true)) {
@@ -49,6 +39,38 @@ final class RevisionWalker {
             }
         }
         freeMap.walk(r, since, (pageNo, revision, type, address) -> visitor.page(pageNo, revision, type, address, 1));
+    }
+
+    /**
+     * Visits the pages of revision {@code rev} but the subtrees {@code skip} passes over (a newer
+     * revision shares them, see {@link SharedSubtrees}): its catalog, every tree with its overflow
+     * runs and detached subtrees, and its free map (small, visited whole).
+     */
+    static void walkUnshared(PageReader r, Revision rev, int pageSize, TreeWalker.Skip skip, Visitor visitor) {
+        TreeWalker.Visitor nodes = nodeVisitor(visitor);
+        TreeWalker.walk(r, rev.catalog, skip, nodes);
+        for (Catalog.Entry e : Catalog.list(r, rev.catalog, rev.fresh, true)) {
+            TreeWalker.walk(r, e.root, skip, nodes);
+            if (e.name.equals(Garbage.NAME)) {
+                forEachDetached(r, e.root, subtree -> TreeWalker.walk(r, subtree.root(), skip, nodes));
+            }
+        }
+        freeMapOf(rev, pageSize).walk(r, -1, (pageNo, revision, type, address) -> visitor.page(pageNo, revision, type,
+                address, 1));
+    }
+
+    private static TreeWalker.Visitor nodeVisitor(Visitor visitor) {
+        return new TreeWalker.Visitor() {
+            @Override
+            public void node(long pageNo, long revision, long address, int level) {
+                visitor.page(pageNo, revision, level == 0 ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH, address, 1);
+            }
+
+            @Override
+            public void overflow(long pageNo, long revision, long address) {
+                visitor.page(pageNo, revision, PageHeader.TYPE_OVERFLOW, address, PageValidator.overflowPages(address));
+            }
+        };
     }
 
     private static void walkTree(PageReader r, String name, TreeRoot root, long since, TreeWalker.Visitor nodes) {
