@@ -15,10 +15,13 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,6 +33,26 @@ import io.mvbt.WriteTimeoutException;
  * close called by the thread that is inside one of the store's own operations.
  */
 class CloseEdgeTest {
+    /**
+     * A thread per task: the tasks block (an operation held open, a close waiting for it), and the
+     * common pool may run them on one worker (JDK 25 does on two cores), so a task would wait
+     * behind the one it waits for.
+     */
+    private final ExecutorService threads = Executors.newCachedThreadPool();
+
+    @AfterEach
+    void stopThreads() {
+        threads.shutdownNow();
+    }
+
+    private <T> CompletableFuture<T> supply(java.util.function.Supplier<T> task) {
+        return CompletableFuture.supplyAsync(task, threads);
+    }
+
+    private CompletableFuture<Void> run(Runnable task) {
+        return CompletableFuture.runAsync(task, threads);
+    }
+
     @TempDir
     Path dir;
 
@@ -80,7 +103,7 @@ class CloseEdgeTest {
         CountDownLatch inside = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         CountDownLatch closed = new CountDownLatch(1);
-        CompletableFuture<String> owner = CompletableFuture.supplyAsync(() -> {
+        CompletableFuture<String> owner = supply(() -> {
             WriteTxn tx = store.beginWrite();
             Tree t = store.tree("t");
             // The operation runs until released: a close must wait for it.
@@ -93,7 +116,7 @@ class CloseEdgeTest {
         });
         assertTrue(inside.await(30, TimeUnit.SECONDS));
         CountDownLatch waiting = new CountDownLatch(1);
-        CompletableFuture<String> waiter = CompletableFuture.supplyAsync(() -> {
+        CompletableFuture<String> waiter = supply(() -> {
             waiting.countDown();
             try (WriteTxn tx = store.beginWrite()) {
                 return "began revision " + tx.revision();
@@ -105,7 +128,7 @@ class CloseEdgeTest {
         Thread.sleep(50);
         assertFalse(waiter.isDone(), "the waiter waits for the owner's transaction");
 
-        CompletableFuture<Void> closing = CompletableFuture.runAsync(store::close);
+        CompletableFuture<Void> closing = run(store::close);
         try {
             String seen = waiter.get(BOUND.toSeconds(), TimeUnit.SECONDS);
             assertTrue(seen.startsWith("ClosedException: store "), seen);
@@ -134,7 +157,7 @@ class CloseEdgeTest {
         CompletableFuture<Void> closing;
         try {
             ChildJvm.firstLine(child, "INSIDE");
-            CompletableFuture<String> waiter = CompletableFuture.supplyAsync(() -> {
+            CompletableFuture<String> waiter = supply(() -> {
                 try (WriteTxn tx = store.beginWrite()) {
                     return "began revision " + tx.revision();
                 } catch (RuntimeException e) {
@@ -143,7 +166,7 @@ class CloseEdgeTest {
             });
             Thread.sleep(300);
             assertFalse(waiter.isDone(), "the waiter waits for the other process's turn");
-            closing = CompletableFuture.runAsync(store::close);
+            closing = run(store::close);
             String seen = waiter.get(10, TimeUnit.SECONDS);
             assertTrue(seen.startsWith("ClosedException: store "), seen);
             assertTrue(seen.contains("another process"), seen);
@@ -162,7 +185,7 @@ class CloseEdgeTest {
         Store store = Store.open(dir.resolve("during.mvbt"), PATIENT);
         CountDownLatch inside = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        CompletableFuture<Boolean> owner = CompletableFuture.supplyAsync(() -> {
+        CompletableFuture<Boolean> owner = supply(() -> {
             WriteTxn tx = store.beginWrite();
             Tree t = tx.createTree("t");
             return tx.contains(t, keyRunning(K, () -> {
@@ -171,7 +194,7 @@ class CloseEdgeTest {
             }));
         });
         assertTrue(inside.await(30, TimeUnit.SECONDS));
-        CompletableFuture<Void> closing = CompletableFuture.runAsync(store::close);
+        CompletableFuture<Void> closing = run(store::close);
         try {
             // Timeouts while the close has not begun yet; then ClosedException, with the close still running.
             ClosedException e = assertTimeoutPreemptively(BOUND, () -> {
@@ -280,7 +303,7 @@ class CloseEdgeTest {
         Store again = Store.open(path, PATIENT);
         CountDownLatch written = new CountDownLatch(1);
         CountDownLatch closed = new CountDownLatch(1);
-        CompletableFuture<Integer> other = CompletableFuture.supplyAsync(() -> again.write(tx -> {
+        CompletableFuture<Integer> other = supply(() -> again.write(tx -> {
             tx.put(again.tree("t"), K, bytes("lost too"));
             written.countDown();
             awaitQuietly(closed);
@@ -325,7 +348,7 @@ class CloseEdgeTest {
         store.update(tx -> tx.put(tx.createTree("t"), K, V));
         Tree t = store.tree("t");
         Snapshot here = store.beginRead();
-        Snapshot elsewhere = CompletableFuture.supplyAsync(store::beginRead).get(30, TimeUnit.SECONDS);
+        Snapshot elsewhere = supply(store::beginRead).get(30, TimeUnit.SECONDS);
         Cursor cursor = elsewhere.cursor(t);
         assertTrue(cursor.first());
         Snapshot closedBefore = store.beginRead();
