@@ -109,10 +109,10 @@ class CloseEdgeTest {
             // The operation runs until released: a close must wait for it.
             tx.contains(t, keyRunning(K, () -> {
                 inside.countDown();
-                awaitQuietly(release);
+                CloseTest.awaitQuietly(release);
             }));
-            awaitQuietly(closed);
-            return outcome(() -> tx.put(t, K, bytes("changed")));
+            CloseTest.awaitQuietly(closed);
+            return CloseTest.outcome(() -> tx.put(t, K, bytes("changed")));
         });
         assertTrue(inside.await(30, TimeUnit.SECONDS));
         CountDownLatch waiting = new CountDownLatch(1);
@@ -190,7 +190,7 @@ class CloseEdgeTest {
             Tree t = tx.createTree("t");
             return tx.contains(t, keyRunning(K, () -> {
                 inside.countDown();
-                awaitQuietly(release);
+                CloseTest.awaitQuietly(release);
             }));
         });
         assertTrue(inside.await(30, TimeUnit.SECONDS));
@@ -306,7 +306,7 @@ class CloseEdgeTest {
         CompletableFuture<Integer> other = supply(() -> again.write(tx -> {
             tx.put(again.tree("t"), K, bytes("lost too"));
             written.countDown();
-            awaitQuietly(closed);
+            CloseTest.awaitQuietly(closed);
             return 2;
         }));
         assertTrue(written.await(30, TimeUnit.SECONDS));
@@ -369,23 +369,6 @@ class CloseEdgeTest {
         // Their slots went with the close: the store opens again with none held.
         try (Store again = Store.open(dir.resolve("snapshots.mvbt"))) {
             assertEquals(0, again.readers().size(), () -> again.readers().toString());
-        }
-    }
-
-    private static String outcome(Runnable action) {
-        try {
-            action.run();
-            return "ok";
-        } catch (RuntimeException e) {
-            return e.getClass().getSimpleName();
-        }
-    }
-
-    private static void awaitQuietly(CountDownLatch latch) {
-        try {
-            latch.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 }

@@ -131,7 +131,8 @@ class CloseTest {
         }
     }
 
-    private static String outcome(Runnable action) {
+    /** What {@code action} ended with: "ok", or the simple name of what it threw. */
+    static String outcome(Runnable action) {
         try {
             action.run();
             return "ok";
@@ -140,7 +141,8 @@ class CloseTest {
         }
     }
 
-    private static void awaitQuietly(CountDownLatch latch) {
+    /** Waits for {@code latch}, keeping an interrupt for the caller to see. */
+    static void awaitQuietly(CountDownLatch latch) {
         try {
             latch.await();
         } catch (InterruptedException e) {
