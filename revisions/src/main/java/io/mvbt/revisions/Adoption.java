@@ -17,8 +17,6 @@ final class Adoption {
     private final Checksums checksums;
     private final PageAccess access;
     private final Publisher publisher;
-    private final FreeMap freeMap;
-    private final FreeSpace space;
     private final Health health;
     /** The shadows of a store file's writer, or null; and the writer's pages held in one, or null. */
     private final Shadows shadows;
@@ -28,15 +26,13 @@ final class Adoption {
     /** Newer revisions that recovery found incomplete or damaged and did not open at. */
     private volatile List<String> dropped = List.of();
 
-    Adoption(PageStore pages, Writeback writeback, Checksums checksums, PageAccess access, Publisher publisher, FreeMap freeMap,
-            FreeSpace space, Health health, Shadows shadows, DirtyPages dirty, NamedRevisions named) {
+    Adoption(PageStore pages, Writeback writeback, Checksums checksums, PageAccess access, Publisher publisher,
+            Health health, Shadows shadows, DirtyPages dirty, NamedRevisions named) {
         this.pages = pages;
         this.writeback = writeback;
         this.checksums = checksums;
         this.access = access;
         this.publisher = publisher;
-        this.freeMap = freeMap;
-        this.space = space;
         this.health = health;
         this.shadows = shadows;
         this.dirty = dirty;
@@ -44,19 +40,20 @@ final class Adoption {
     }
 
     /**
-     * Loads the newest meta that can be trusted: the meta slots, the free space and the newest
-     * revision. Newer metas that were rejected are wiped first, so that no later recovery weighs
-     * them and no meta written from now on lands in a slot that is wiped afterwards.
+     * Loads the newest meta that can be trusted: the meta slots, the writer's free map and free
+     * space ({@code w}, which the writer permit gave) and the newest revision. Newer metas that were
+     * rejected are wiped first, so that no later recovery weighs them and no meta written from now on
+     * lands in a slot that is wiped afterwards.
      */
-    MetaPage.Record adopt() {
-        return adopt(m -> { });
+    MetaPage.Record adopt(WriterState w) {
+        return adopt(w, m -> { });
     }
 
     /**
      * {@link #adopt()}, showing {@code beforeWriting} the meta chosen before anything is written: it
      * may refuse the open by throwing, and the file is then as it was.
      */
-    MetaPage.Record adopt(java.util.function.Consumer<MetaPage.Record> beforeWriting) {
+    MetaPage.Record adopt(WriterState w, java.util.function.Consumer<MetaPage.Record> beforeWriting) {
         List<MetaPage.Record> metas = Recovery.readAll(pages, checksums);
         if (!metas.isEmpty()) {
             publisher.storeId(metas.get(0).storeId);
@@ -78,12 +75,12 @@ final class Adoption {
             health.sync(pages::sync);
         }
         PageAccess loader = (m.steady() ? access : access.withTrustUnsealed()).through(opened.sealedThrough);
-        freeMap.set(m.freeRoot, m.freeRevision, m.freeHeight);
-        freeMap.load(loader, space, m.pageCount);
+        w.freeMap.set(m.freeRoot, m.freeRevision, m.freeHeight);
+        w.freeMap.load(loader, w.space, m.pageCount);
         for (long flip : m.flips) {
-            space.loadFlip(flip, m.pageCount);
+            w.space.loadFlip(flip, m.pageCount);
         }
-        space.loaded();
+        w.space.loaded();
         named.load(opened, loader);
         return m;
     }

@@ -26,7 +26,6 @@ final class Checkpoints {
     private final ReaderSlots slots;
     private final Peers peers;
     private final Holders holders;
-    private final FreeSpace space;
     private final Health health;
     private final Adoption adoption;
     private final WriterPermit writer;
@@ -44,7 +43,7 @@ final class Checkpoints {
     private final DurabilityPolicy policy;
 
     Checkpoints(PageStore pages, PagePath path, StoreOptions options, Publisher publisher, ReaderRegistry registry,
-            ReaderSlots slots, Peers peers, Holders holders, FreeSpace space, Health health, Adoption adoption,
+            ReaderSlots slots, Peers peers, Holders holders, Health health, Adoption adoption,
             WriterPermit writer, PageAccess sealer, DurabilityPolicy policy) {
         this.pages = pages;
         this.path = path;
@@ -55,7 +54,6 @@ final class Checkpoints {
         this.slots = slots;
         this.peers = peers;
         this.holders = holders;
-        this.space = space;
         this.health = health;
         this.adoption = adoption;
         this.writer = writer;
@@ -64,10 +62,10 @@ final class Checkpoints {
         this.thread = durable && !peers.readOnly() ? new Checkpointer(pages.describe(), options) : null;
     }
 
-    /** Starts the background threads: the checkpointer's, and the path's. */
-    void start() {
+    /** Starts the background threads: the checkpointer's, and the path's, told of the writer's use of its space. */
+    void start(WriterState w) {
         if (thread != null) {
-            path.start(space);
+            path.start(w.space);
             thread.start();
         }
     }
@@ -93,26 +91,26 @@ final class Checkpoints {
     /**
      * Publishes a commit's revision, built by {@code revisionAt} for the durable revision read under
      * the meta lock (where a checkpoint moves it): a SYNC commit seals its pages and syncs, a
-     * NORMAL one writes its meta.
+     * NORMAL one writes its meta, listing the writer's flips.
      */
-    void publishCommit(long revision, LongFunction<Revision> revisionAt, Durability durability) {
+    void publishCommit(WriterState w, long revision, LongFunction<Revision> revisionAt, Durability durability) {
         if (!durable) {
             publisher.publishUnwritten(revisionAt.apply(publisher.durableRevision()));
             return;
         }
         if (durability == Durability.SYNC) {
             if (path.sealsBesideCheckpoint()) {
-                publishSynced(revision, revisionAt);
+                publishSynced(w, revision, revisionAt);
             } else {
                 synchronized (lock) {
-                    publishSynced(revision, revisionAt);
+                    publishSynced(w, revision, revisionAt);
                 }
             }
             return;
         }
         publisher.lock();
         try {
-            publisher.publish(revisionAt.apply(publisher.durableRevision()), space.flips);
+            publisher.publish(revisionAt.apply(publisher.durableRevision()), w.space.flips);
         } finally {
             publisher.unlock();
         }
@@ -133,14 +131,14 @@ final class Checkpoints {
      * syncs. The durable revision a checkpoint that finished while this commit waited has moved is
      * the one to hold for readers elsewhere.
      */
-    private void publishSynced(long revision, LongFunction<Revision> revisionAt) {
+    private void publishSynced(WriterState w, long revision, LongFunction<Revision> revisionAt) {
         publisher.lock();
         try {
             long durableBefore = publisher.durableRevision();
             // Sealed whole before it is published: readers require seals through its own revision.
             Revision r = revisionAt.apply(durableBefore).sealedThrough(adoption.bound(revision));
             path.seal(sealer, r, durableBefore);
-            publisher.publishSynced(r, space.flips, () -> health.sync(pages::sync));
+            publisher.publishSynced(r, w.space.flips, () -> health.sync(pages::sync));
             peers.replaced(durableBefore);
         } finally {
             publisher.unlock();
@@ -151,9 +149,9 @@ final class Checkpoints {
      * Publishes {@code revision}, above the newest, changing nothing else, as a SYNC commit
      * would: a writer session's first revision ({@link Peers#sessionRevision}).
      */
-    void publishUnchanged(long revision) {
+    void publishUnchanged(WriterState w, long revision) {
         synchronized (lock) {
-            publishSynced(revision, durable -> {
+            publishSynced(w, revision, durable -> {
                 Revision base = publisher.latest();
                 return new Revision(revision, durable, base.catalog, base.fresh, pages.pageCount(),
                         System.currentTimeMillis(), base.freeMapRoot, base.freeMapRevision, base.freeMapHeight,
@@ -192,9 +190,9 @@ final class Checkpoints {
     }
 
     /** Checkpoints and gives back a large free tail, holding the writer permit. */
-    void checkpointHoldingWriter() {
+    void checkpointHoldingWriter(WriterState w) {
         checkpoint();
-        shrinkHoldingWriter(false);
+        shrinkHoldingWriter(w, false);
     }
 
     /**
@@ -220,11 +218,11 @@ final class Checkpoints {
      * it), so that the next open trusts the file as it is and walks nothing; then the peers let go
      * of the freed pages. A {@link Compaction} and the closing shrink follow.
      */
-    void atClose() {
+    void atClose(WriterState w) {
         if (publisher.latest().revision != publisher.durableRevision() || !publisher.headIsSteady()) {
             checkpoint(sealer);
         }
-        peers.closing(this::releaseFreed);
+        peers.closing(w, () -> releaseFreed(w));
     }
 
     /** Whether pages in use may move down now: in place and durable, no failure or damage, no log in replay. */
@@ -239,9 +237,9 @@ final class Checkpoints {
     }
 
     /** Lets go of the freed pages no holder reaches any more (holding the writer permit). */
-    void releaseFreed() {
+    void releaseFreed(WriterState w) {
         Holders held = holders.collect(peers);
-        space.releasePending(held.revisions(), held.count());
+        w.space.releasePending(held.revisions(), held.count());
     }
 
     /** A checkpoint whose pages may lack seals (recovery of a commit that was not checkpointed). */
@@ -301,13 +299,13 @@ final class Checkpoints {
     // ------------------------------------------------------------------ the writer's side
 
     /** Learns of checkpoints since the last call (holding the writer); returns whether there were any. */
-    boolean learnCheckpoints() {
+    boolean learnCheckpoints(WriterState w) {
         long done = count;
         if (done == countSeen) {
             return false;
         }
         countSeen = done;
-        space.checkpointed();
+        w.space.checkpointed();
         return true;
     }
 
@@ -316,8 +314,8 @@ final class Checkpoints {
      * as it allocated in the last checkpoint window, up to what makes a checkpoint anyway (holding
      * the writer, after the pages the checkpoint let go are reusable).
      */
-    void prefaultUpcoming() {
-        path.prepareUpcoming(space, Math.min(1 << 20, options.checkpointBytes() / pages.pageSize()));
+    void prefaultUpcoming(WriterState w) {
+        path.prepareUpcoming(w.space, Math.min(1 << 20, options.checkpointBytes() / pages.pageSize()));
     }
 
     // ------------------------------------------------------------------ the file's size
@@ -327,7 +325,7 @@ final class Checkpoints {
      * file holds what the store uses. Needs the writer, which may grow the store meanwhile.
      */
     private void dropZerosAhead() {
-        if (!writer.tryAcquire()) {
+        if (writer.tryAcquire() == null) {
             return;
         }
         try {
@@ -344,11 +342,12 @@ final class Checkpoints {
      * is at least an eighth of the file and 1 MiB. Needs the writer; skipped if a transaction runs.
      */
     void shrink(boolean always) {
-        if (!writer.tryAcquire()) {
+        WriterState w = writer.tryAcquire();
+        if (w == null) {
             return;
         }
         try {
-            shrinkAndPrefault(always);
+            shrinkAndPrefault(w, always);
         } finally {
             writer.release();
         }
@@ -358,15 +357,16 @@ final class Checkpoints {
      * Gives a large free tail back, and if a checkpoint ran since the writer last looked, prefaults
      * its next pages now (the writer is idle), not at its next transaction.
      */
-    void shrinkAndPrefault(boolean always) {
-        shrinkHoldingWriter(always);
-        if (health.failure() == null && learnCheckpoints()) {
-            releaseFreed();
-            prefaultUpcoming();
+    void shrinkAndPrefault(WriterState w, boolean always) {
+        shrinkHoldingWriter(w, always);
+        if (health.failure() == null && learnCheckpoints(w)) {
+            releaseFreed(w);
+            prefaultUpcoming(w);
         }
     }
 
-    void shrinkHoldingWriter(boolean always) {
+    void shrinkHoldingWriter(WriterState w, boolean always) {
+        FreeSpace space = w.space;
         if (!path.reusesPages()) {
             // Page numbers past the end may have been written once; they are never handed out again.
             return;

@@ -9,7 +9,7 @@ import io.mvbt.pagestore.PageStore;
  * What a write transaction's commit and abort do below the trees, in order: write the pages built
  * away from storage, flush the free map if due, publish the revision as its durability asks, and
  * let go of the pages no holder reaches any more. Handed to each
- * {@link WriteTxn}, which calls it and nothing above it; used by the one writer only.
+ * {@link WriteTxn}, which calls it with the {@link WriterState} its permit gave and nothing above it.
  */
 final class Committer {
     /** Commits since the store opened; written by the one writer. */
@@ -18,9 +18,6 @@ final class Committer {
     static final int FLIP_SETTLE_COMMITS = 64;
 
     private final PageStore pages;
-    private final TxnPages txnPages;
-    private final FreeSpace space;
-    private final FreeMap freeMap;
     private final Checkpoints checkpoints;
     private final Publisher publisher;
     private final Holders holders;
@@ -34,12 +31,9 @@ final class Committer {
     /** Commits since the free map was last flushed. */
     private long commitsSinceFlush;
 
-    Committer(PageStore pages, TxnPages txnPages, FreeSpace space, FreeMap freeMap, Checkpoints checkpoints,
-            Publisher publisher, Holders holders, Peers peers, Health health, Adoption adoption, PagePath path, DurabilityPolicy policy) {
+    Committer(PageStore pages, Checkpoints checkpoints, Publisher publisher, Holders holders, Peers peers, Health health,
+            Adoption adoption, PagePath path, DurabilityPolicy policy) {
         this.pages = pages;
-        this.txnPages = txnPages;
-        this.space = space;
-        this.freeMap = freeMap;
         this.checkpoints = checkpoints;
         this.publisher = publisher;
         this.holders = holders;
@@ -59,17 +53,18 @@ final class Committer {
      * Publishes revision {@code revision} with these roots, durable as {@code durability} says:
      * with a redo log, by its record ({@code redo}), the pages following at a checkpoint.
      */
-    void commit(long revision, TreeRoot catalog, FreshRoots fresh, TreeRoot[] roots, Durability durability,
+    void commit(WriterState w, long revision, TreeRoot catalog, FreshRoots fresh, TreeRoot[] roots, Durability durability,
             RedoRecord redo) {
         StoreEvents.Commit event = new StoreEvents.Commit();
         event.begin();
         health.checkWritable(pages.describe());
-        txnPages.writeBuilt();
-        flushFreeMapIfDue();
+        FreeSpace space = w.space;
+        w.txnPages.writeBuilt();
+        flushFreeMapIfDue(w);
         space.reportWritten();
         Durability pagesDurability = policy.record(revision, redo, durability);
         try {
-            checkpoints.publishCommit(revision, durable -> revisionOf(revision, durable, catalog, fresh, roots),
+            checkpoints.publishCommit(w, revision, durable -> revisionOf(w.freeMap, revision, durable, catalog, fresh, roots),
                     pagesDurability);
         } catch (RuntimeException | Error e) {
             if (redo != null) {
@@ -80,7 +75,8 @@ final class Committer {
         }
         long written = space.takePagesWritten();
         checkpoints.written(written, pagesDurability);
-        releaseHolders(revision);
+        releaseHolders(space, revision);
+        w.count();
         commits++;
         event.end();
         if (event.shouldCommit()) {
@@ -99,16 +95,16 @@ final class Committer {
     }
 
     /** Throws away what an aborted transaction took: its pages, and a free map it flushed. */
-    void abort() {
-        space.abort();
-        freeMap.relocate(-1);
+    void abort(WriterState w) {
+        w.space.abort();
+        w.freeMap.relocate(-1);
         Revision newest = publisher.latest();
-        freeMap.set(newest.freeMapRoot, newest.freeMapRevision, newest.freeMapHeight);
+        w.freeMap.set(newest.freeMapRoot, newest.freeMapRevision, newest.freeMapHeight);
     }
 
     /** Has this commit's free map flush move the map's pages numbered {@code limit} or higher. */
-    void relocateFreeMap(long limit) {
-        freeMap.relocate(limit);
+    void relocateFreeMap(WriterState w, long limit) {
+        w.freeMap.relocate(limit);
     }
 
     /** See {@link Health#writeFailed}. */
@@ -116,12 +112,14 @@ final class Committer {
         return health.writeFailed(e);
     }
 
-    private void flushFreeMapIfDue() {
-        if (freeMapFlushDue()) {
+    private void flushFreeMapIfDue(WriterState w) {
+        FreeSpace space = w.space;
+        FreeMap freeMap = w.freeMap;
+        if (freeMapFlushDue(space, freeMap)) {
             // Reserve first: once the flush starts, nothing may fail before the meta is written.
             space.reserve(freeMap.flushBound(space));
             space.flushing();
-            freeMap.flush(txnPages, space);
+            freeMap.flush(w.txnPages, space);
             commitsSinceFlush = 0;
         }
     }
@@ -133,14 +131,14 @@ final class Committer {
      * flips that stops growing just short of the meta's capacity (pages a tree grew by, then kept)
      * would otherwise be written by every commit, a fifth of a one-key commit's cost.
      */
-    private boolean freeMapFlushDue() {
+    private boolean freeMapFlushDue(FreeSpace space, FreeMap freeMap) {
         int flips = space.flips.size();
         int capacity = MetaPage.flipCapacity(pages.pageSize());
         commitsSinceFlush++;
         return freeMap.relocating() || flips > capacity || flips > capacity / 4 && commitsSinceFlush >= FLIP_SETTLE_COMMITS;
     }
 
-    private Revision revisionOf(long revision, long durable, TreeRoot catalog, FreshRoots fresh, TreeRoot[] roots) {
+    private Revision revisionOf(FreeMap freeMap, long revision, long durable, TreeRoot catalog, FreshRoots fresh, TreeRoot[] roots) {
         return new Revision(revision, durable, catalog.copy(), fresh, pages.pageCount(), System.currentTimeMillis(),
                 freeMap.root, freeMap.rootRevision, freeMap.height, roots).sealedThrough(adoption.bound(durable));
     }
@@ -149,9 +147,9 @@ final class Committer {
      * Pages the published revision freed wait for the holders that can reach them; others are
      * reusable; so are the places the path held the writer's pages in.
      */
-    private void releaseHolders(long revision) {
+    private void releaseHolders(FreeSpace space, long revision) {
         Holders held = holders.collect(peers);
-        space.published(revision, held.revisions(), held.count());
+        space.published(revision, held.revisions(), held.count(), held.allKnown());
         path.published(publisher.durableRevision(), revision, held.oldestReader());
     }
 }

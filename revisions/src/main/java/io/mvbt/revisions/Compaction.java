@@ -31,11 +31,12 @@ final class Compaction {
      * checkpoint: at close, or {@link Store#compact()}. Only when no reader (here or elsewhere)
      * waits for a freed page: a reader would pin the moved pages where they are.
      */
-    static void atRest(Checkpoints checkpoints, PageStore pages, FreeSpace space, Supplier<WriteTxn> begin) {
+    static void atRest(Checkpoints checkpoints, PageStore pages, WriterState w, Supplier<WriteTxn> begin) {
         if (!checkpoints.mayMovePages()) {
             return;
         }
-        checkpoints.releaseFreed();
+        FreeSpace space = w.space;
+        checkpoints.releaseFreed(w);
         if (!space.pending.isEmpty() || !mayPay(pages, space)) {
             return;
         }
@@ -48,7 +49,7 @@ final class Compaction {
         }
         if (committed) {
             checkpoints.checkpointAll();
-            checkpoints.releaseFreed();
+            checkpoints.releaseFreed(w);
         }
     }
 

@@ -50,7 +50,7 @@ sealed interface Deployment {
 
     /** The parts of a store built before its {@link Peers}, which a mode's peers are built from. */
     record Parts(PageStore pages, StoreOptions options, ReaderRegistry registry, ReaderSlots slots,
-            Checksums checksums, Publisher publisher, FreeSpace space, Adoption adoption, Health health,
+            Checksums checksums, Publisher publisher, Adoption adoption, Health health,
             Holders holders, WriterPermit writer, AtomicLong writerWaits, IntSupplier treeCount) {
     }
 
@@ -95,7 +95,7 @@ sealed interface Deployment {
 
         @Override
         public Peers peers(Parts s) {
-            return new TurnTakingPeers(file, s.registry(), s.slots(), s.publisher(), s.space(), s.adoption(),
+            return new TurnTakingPeers(file, s.registry(), s.slots(), s.publisher(), s.adoption(),
                     s.health(), s.holders(), s.writer(), s.options(), s.writerWaits(),
                     new FileFollower(file, s.registry(), s.checksums(), s.publisher(), s.adoption(), s.treeCount(), false));
         }
@@ -148,7 +148,7 @@ sealed interface Deployment {
 
         @Override
         public Peers peers(Parts s) {
-            return new RemoteWriterPeers(shared, pages, s.publisher(), s.space(), s.health(),
+            return new RemoteWriterPeers(shared, pages, s.publisher(), s.health(),
                     new SolePeers(s.registry(), s.slots(), s.publisher()));
         }
     }

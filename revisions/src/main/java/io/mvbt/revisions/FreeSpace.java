@@ -71,12 +71,6 @@ final class FreeSpace {
     /** Where freed runs are told to writers of other processes (writers that take turns), or null. */
     private FreedLog freedLog;
 
-    /**
-     * False while a holder may still come to light at a revision older than the newest (readers on
-     * other hosts, before the first look at them): then a freed page waits for every held revision
-     * below the one that freed it, not only for those at or above the one that wrote it.
-     */
-    private boolean holdersKnown = true;
 
     /** False for a store that never writes a page number twice: freed pages are discarded, not reused. */
     private final boolean reuse;
@@ -324,8 +318,11 @@ final class FreeSpace {
      * for the nearest held revision below it.
      *
      * @param held held revisions ascending (snapshots, the durable revision), {@code n} of them
+     * @param holdersKnown false while a holder may still come to light at a revision older than the
+     *     newest ({@link Holders#allKnown}): then a freed page waits for every held revision below the
+     *     one that freed it, not only for those at or above the one that wrote it
      */
-    void published(long revision, long[] held, int n) {
+    void published(long revision, long[] held, int n, boolean holdersKnown) {
         lastCommitPages = transactionPages;
         long holder = PendingPages.floorBelow(held, n, revision);
         for (int i = 0; i < freed.size(); i += 3) {
@@ -342,11 +339,6 @@ final class FreeSpace {
             }
         }
         end();
-    }
-
-    /** Whether every holder is known ({@link #holdersKnown}). */
-    void holdersKnown(boolean known) {
-        holdersKnown = known;
     }
 
     /** Tells every freed run to writers of other processes from now on. */

@@ -19,6 +19,8 @@ final class Holders {
     private int count;
     /** Oldest revision a snapshot or checkpoint held at the last look, or -1. */
     private long oldestReader = -1;
+    /** False if a holder may have been missed by the last look ({@link #someUnknown}). */
+    private boolean allKnown;
 
     Holders(ReaderRegistry registry, Publisher publisher, boolean durable, NamedRevisions named) {
         this.registry = registry;
@@ -33,6 +35,7 @@ final class Holders {
             revisions = new long[registry.capacity() * 2 + 1];
         }
         count = registry.collect(revisions);
+        allKnown = true;
         oldestReader = count > 0 ? revisions[0] : -1;
         if (durable) {
             add(publisher.durableRevision());
@@ -56,6 +59,19 @@ final class Holders {
         System.arraycopy(revisions, at, revisions, at + 1, count - at);
         revisions[at] = revision;
         count++;
+    }
+
+    /**
+     * The peers could not look at every reader elsewhere yet (a writer that took over storage
+     * shared with other hosts, before its first look): one may hold any revision older than the newest.
+     */
+    void someUnknown() {
+        allKnown = false;
+    }
+
+    /** Whether the last look saw every holder (see {@link #someUnknown}). */
+    boolean allKnown() {
+        return allKnown;
     }
 
     /** The revisions held, ascending: the first {@link #count()} entries. */

@@ -37,16 +37,18 @@ final class IntegrityChecker {
         return this;
     }
 
-    CheckReport check(Revision r, long durableRevision) {
-        return check(r, durableRevision, true);
+    /** Checks what {@code r} reaches and the writer's free space {@code space} (holding the writer permit). */
+    CheckReport check(Revision r, long durableRevision, FreeSpace space) {
+        return checkReaching(r, durableRevision, space);
     }
 
     /** Checks the trees and free map that {@code r} reaches, not the writer's free space (read-only stores). */
     CheckReport checkTrees(Revision r, long durableRevision) {
-        return check(r, durableRevision, false);
+        return checkReaching(r, durableRevision, null);
     }
 
-    private CheckReport check(Revision r, long durableRevision, boolean freeSpace) {
+    /** What {@code r} reaches, and if {@code space} is given, the free space against it. */
+    private CheckReport checkReaching(Revision r, long durableRevision, FreeSpace space) {
         this.durable = durableRevision;
         for (long p = 0; p < PageStore.META_SLOTS; p++) {
             reached.set(p);
@@ -75,9 +77,9 @@ final class IntegrityChecker {
         } catch (CorruptionException e) {
             problems.add(e.getMessage());
         }
-        if (problems.isEmpty() && freeSpace) {
-            checkFreeSpace(r);
-            checkHeldRevisions(r);
+        if (problems.isEmpty() && space != null) {
+            checkFreeSpace(r, space);
+            checkHeldRevisions(r, space);
         }
         return new CheckReport(r.revision, pagesChecked, trees, entries, List.copyOf(problems));
     }
@@ -141,8 +143,7 @@ final class IntegrityChecker {
         }
     }
 
-    private void checkFreeSpace(Revision r) {
-        FreeSpace space = store.space();
+    private void checkFreeSpace(Revision r, FreeSpace space) {
         long count = store.pages().pageCount();
         // The file may be longer than the revision says (an aborted transaction grew it): those pages are free.
         if (r.pageCount > count) {
@@ -158,7 +159,7 @@ final class IntegrityChecker {
         PageSet persisted = new PageSet();
         FreeSpace loaded = new FreeSpace(store.pages(), store.writeback());
         RevisionWalker.freeMapOf(r, store.pageSize()).load(reader, loaded, count);
-        FlipSet flips = store.flips();
+        FlipSet flips = space.flips;
         for (long p = 0; p < count; p++) {
             boolean inMap = loaded.inUse.get(p) ^ flips.contains(p);
             if (inMap) {
@@ -192,8 +193,7 @@ final class IntegrityChecker {
     }
 
     /** Nothing an open snapshot or a named revision can reach may be reusable or discarded. */
-    private void checkHeldRevisions(Revision newest) {
-        FreeSpace space = store.space();
+    private void checkHeldRevisions(Revision newest, FreeSpace space) {
         List<Revision> all = new ArrayList<>(List.of(store.registry().heldRevisions()));
         for (NamedRevisions.Entry e : NamedRevisions.list(reader, newest)) {
             all.add(e.revision());

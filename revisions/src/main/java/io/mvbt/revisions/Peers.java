@@ -2,6 +2,7 @@
 package io.mvbt.revisions;
 
 import java.time.Duration;
+import java.util.function.Consumer;
 
 /**
  * The store's view of who else reads or writes its pages, and what that asks of it: where the
@@ -38,8 +39,11 @@ interface Peers {
         openAsWriter.run();
     }
 
-    /** The store has opened ({@code created}: as a new store); the mode sets up what it keeps. */
-    default void opened(boolean created) {
+    /**
+     * The store has opened ({@code created}: as a new store), holding the writer's state {@code w};
+     * the mode sets up what it keeps.
+     */
+    default void opened(WriterState w, boolean created) {
     }
 
     /**
@@ -69,12 +73,12 @@ interface Peers {
     }
 
     /**
-     * Holding the writer permit: waits up to {@code nanos} for writers of other processes and
-     * catches up with what they committed. {@code what} and {@code timeout} name the wait in the
+     * Holding the writer permit, which gave {@code w}: waits up to {@code nanos} for writers of other
+     * processes and catches up with what they committed. {@code what} and {@code timeout} name the wait in the
      * exception if it times out; a close that begins meanwhile ends the wait with
      * {@link io.mvbt.ClosedException}.
      */
-    default Turn takeTurn(long nanos, String what, Duration timeout) {
+    default Turn takeTurn(WriterState w, long nanos, String what, Duration timeout) {
         return NO_TURN;
     }
 
@@ -82,32 +86,32 @@ interface Peers {
      * Holding the writer permit at close: the turn in which the closing checkpoint runs, or null
      * if writers elsewhere keep it past {@code nanos}.
      */
-    default Turn closingTurn(long nanos) {
+    default Turn closingTurn(WriterState w, long nanos) {
         return NO_TURN;
     }
 
     /**
      * Makes every commit durable and gives back a large free tail ({@link Store#sync()}): by
      * {@code besideWriter}, a checkpoint beside this process's writer, or where writers take turns,
-     * by {@code inTurn}, run holding the writer permit in a turn.
+     * by {@code inTurn}, run holding the writer permit (and the state it gives) in a turn.
      */
-    default void sync(Runnable besideWriter, Runnable inTurn) {
+    default void sync(Runnable besideWriter, Consumer<WriterState> inTurn) {
         besideWriter.run();
     }
 
     /** The background checkpointer's round, run as {@link #sync} runs it (or skipped). */
-    default void backgroundCheckpoint(Runnable besideWriter, Runnable inTurn) {
+    default void backgroundCheckpoint(Runnable besideWriter, Consumer<WriterState> inTurn) {
         besideWriter.run();
     }
 
     /** Holding the writer permit at the start of a write transaction: a step of any cleaning due. */
-    default void cleanStep() {
+    default void cleanStep(WriterState w) {
     }
 
     /**
      * At close, after the last checkpoint: a store that deletes freed pages lets go of every page
      * no reader holds any more ({@code releaseFreed}) and deletes what nothing reaches.
      */
-    default void closing(Runnable releaseFreed) {
+    default void closing(WriterState w, Runnable releaseFreed) {
     }
 }

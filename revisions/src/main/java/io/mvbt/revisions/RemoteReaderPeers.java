@@ -59,7 +59,7 @@ final class RemoteReaderPeers implements Peers {
     }
 
     @Override
-    public void opened(boolean created) {
+    public void opened(WriterState w, boolean created) {
         String where = pages.describe();
         remote.onLapse(revisions -> expireLapsed(where, revisions));
     }

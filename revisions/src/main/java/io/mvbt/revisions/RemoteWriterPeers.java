@@ -35,7 +35,6 @@ final class RemoteWriterPeers implements Peers {
     private final SharedPages remote;
     private final PageStore pages;
     private final Publisher publisher;
-    private final FreeSpace space;
     private final Health health;
     private final SolePeers local;
     /**
@@ -54,24 +53,20 @@ final class RemoteWriterPeers implements Peers {
     /** Whether this writer opened a store an earlier writer wrote (and not one it created). */
     private boolean tookOver;
 
-    RemoteWriterPeers(SharedPages remote, PageStore pages, Publisher publisher, FreeSpace space, Health health,
-            SolePeers local) {
+    RemoteWriterPeers(SharedPages remote, PageStore pages, Publisher publisher, Health health, SolePeers local) {
         this.remote = remote;
         this.pages = pages;
         this.publisher = publisher;
-        this.space = space;
         this.health = health;
         this.local = local;
     }
 
     @Override
-    public void opened(boolean created) {
+    public void opened(WriterState w, boolean created) {
         tookOver = !created;
         if (!created) {
             sweepBelow = publisher.latest().revision;
             openedNanos = System.nanoTime();
-            // Readers elsewhere may hold any older revision until a look at them succeeds.
-            space.holdersKnown(false);
         }
     }
 
@@ -144,8 +139,9 @@ final class RemoteWriterPeers implements Peers {
         for (long revision : look.revisions()) {
             held.add(revision);
         }
-        if (look.lookedAtNanos() - openedNanos > 0) {
-            space.holdersKnown(true);
+        if (tookOver && look.lookedAtNanos() - openedNanos <= 0) {
+            // Readers elsewhere may hold any older revision until a look begun after the open.
+            held.someUnknown();
         }
         // Pages free when this writer opened may be swept once no reader elsewhere can reach them:
         // none registered below that revision, and none between a meta and its registration, in a
@@ -157,18 +153,18 @@ final class RemoteWriterPeers implements Peers {
     }
 
     @Override
-    public void cleanStep() {
+    public void cleanStep(WriterState w) {
         if (sweepReady) {
-            sweepStep();
+            sweepStep(w.space);
         }
     }
 
     /** Lets go of the freed pages no reader holds any more, and finishes the sweep unless Redis fails it. */
     @Override
-    public void closing(Runnable releaseFreed) {
+    public void closing(WriterState w, Runnable releaseFreed) {
         closing = true;
         releaseFreed.run();
-        while (sweepReady && sweepStep()) {
+        while (sweepReady && sweepStep(w.space)) {
             // Each step deletes a batch.
         }
         health.sync(pages::sync);
@@ -179,7 +175,7 @@ final class RemoteWriterPeers implements Peers {
      * reaches (gone from the free space of this writer, which began with every page not in use).
      * Returns false if the step failed.
      */
-    private boolean sweepStep() {
+    private boolean sweepStep(FreeSpace space) {
         if (health.damage() != null) {
             // The pages to delete are those the loaded free map calls discarded, which damage may include.
             return false;

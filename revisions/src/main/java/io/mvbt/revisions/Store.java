@@ -59,8 +59,6 @@ public final class Store implements AutoCloseable {
     private final TreeLimits limits;
     private final Checksums checksums;
     private final PageAccess access;
-    private final FreeSpace space;
-    private final TxnPages txnPages;
     private final TreeEditor editor;
     private final WriteTxn.Scratch txnScratch = new WriteTxn.Scratch();
     private final ReaderRegistry registry;
@@ -78,6 +76,7 @@ public final class Store implements AutoCloseable {
     private final PagePath path;
     /** Times beginWrite found another write transaction open and had to wait. */
     private final AtomicLong writerWaits = new AtomicLong();
+    /** The one permit to write, which gives the writer's free space, free map and transaction pages. */
     private final WriterPermit writer;
     /** The turn of the open write transaction (writers that take turns), else {@link Peers#NO_TURN}. */
     private Peers.Turn turn = Peers.NO_TURN;
@@ -120,47 +119,45 @@ public final class Store implements AutoCloseable {
         this.checksums = new Checksums(pages);
         this.access = new PageAccess(pages, writeback, checksums, limits, verified, TxnPages.maxRunPages(pages),
                 othersWrite);
-        this.space = new FreeSpace(pages, writeback);
-        FreeMap freeMap = new FreeMap(pages.pageSize());
+        FreeSpace space = new FreeSpace(pages, writeback);
         FilePageStore shadowed = options.shadowDirectory() != null ? deployment.shadowed() : null;
         Shadows shadows = shadowed != null ? new Shadows(options.shadowDirectory(), shadowed) : null;
         DirtyPages dirty = shadowed != null && !shadowed.readOnly() ? new DirtyPages(shadowed) : null;
         this.publisher = new Publisher(pages, writeback, checksums, registry);
         this.path = pagePath(options, deployment, shadows, dirty);
-        this.txnPages = new TxnPages(pages, access, space, verified, path, health::writeFailed);
+        TxnPages txnPages = new TxnPages(pages, access, space, verified, path, health::writeFailed);
         this.editor = new TreeEditor(limits);
-        this.writer = new WriterPermit(pages);
+        this.writer = new WriterPermit(pages, new WriterState(space, new FreeMap(pages.pageSize()), txnPages));
         this.slots = new ReaderSlots(registry, pages);
         this.snapshots = new AtomicReferenceArray<>(registry.capacity());
-        this.adoption = new Adoption(pages, writeback, checksums, access, publisher, freeMap, space, health, shadows,
-                dirty, named);
+        this.adoption = new Adoption(pages, writeback, checksums, access, publisher, health, shadows, dirty, named);
         this.holders = new Holders(registry, publisher, pages.durable(), named);
-        this.peers = deployment.peers(new Deployment.Parts(pages, options, registry, slots, checksums, publisher, space,
+        this.peers = deployment.peers(new Deployment.Parts(pages, options, registry, slots, checksums, publisher,
                 adoption, health, holders, writer, writerWaits, treeIds::get));
         this.checkpoints = new Checkpoints(pages, path, options, publisher, registry, slots, peers, holders,
-                space, health, adoption, writer, access.withTrustUnsealed(), policy);
-        this.committer = new Committer(pages, txnPages, space, freeMap, checkpoints, publisher, holders, peers, health,
-                adoption, path, policy);
-        long span = pages.beginSpan();
+                health, adoption, writer, access.withTrustUnsealed(), policy);
+        this.committer = new Committer(pages, checkpoints, publisher, holders, peers, health, adoption, path, policy);
+        // The open holds the writer: it loads the writer's state.
+        WriterState w = writer.tryAcquire();
         try {
             peers.open(() -> {
                 if (create) {
-                    create();
+                    create(w);
                 } else {
-                    recover();
+                    recover(w);
                 }
-                afterOpen();
+                afterOpen(w);
                 path.opened();
             });
-            peers.opened(create);
+            peers.opened(w, create);
             long session = peers.sessionRevision(latest().revision);
             if (session >= 0) {
-                checkpoints.publishUnchanged(session);
+                checkpoints.publishUnchanged(w, session);
             }
+            checkpoints.start(w);
         } finally {
-            pages.endSpan(span);
+            writer.release();
         }
-        checkpoints.start();
     }
 
     /**
@@ -371,7 +368,7 @@ public final class Store implements AutoCloseable {
                     }
                 }
                 // The metas stop naming a log before its segments go, and name the new one once it exists.
-                holdingWriter("replay", checkpoints::checkpointLogState);
+                holdingWriter("replay", w -> checkpoints.checkpointLogState());
                 checkUnfailed();
                 if (logDamage != null) {
                     for (long first : storage.segments()) {
@@ -382,7 +379,7 @@ public final class Store implements AutoCloseable {
                 if (options.redoLog()) {
                     policy.logTo(redo);
                     publisher.logging(true);
-                    holdingWriter("redo log", checkpoints::checkpointLogState);
+                    holdingWriter("redo log", w -> checkpoints.checkpointLogState());
                     checkUnfailed();
                 }
                 policy.replaying(false);
@@ -400,13 +397,13 @@ public final class Store implements AutoCloseable {
 
     // ------------------------------------------------------------------ creation and recovery
 
-    private void create() {
+    private void create(WriterState w) {
         publisher.storeId(new java.security.SecureRandom().nextLong());
         pages.extend(Math.max(pages.pageCount(), PageStore.META_SLOTS));
-        space.loaded();
+        w.space.loaded();
         Revision first = new Revision(0, 0, new TreeRoot(), FreshRoots.NONE, pages.pageCount(),
                 System.currentTimeMillis(), 0, 0, 0, new TreeRoot[0]);
-        publisher.publishFirst(first, space.flips, pages::sync);
+        publisher.publishFirst(first, w.space.flips, pages::sync);
     }
 
     /**
@@ -420,11 +417,11 @@ public final class Store implements AutoCloseable {
         }
     }
 
-    private void recover() {
-        MetaPage.Record m = adoption.adopt(this::checkLog);
+    private void recover(WriterState w) {
+        MetaPage.Record m = adoption.adopt(w, this::checkLog);
         // Before anything is allocated: the free map calls free what only named revisions reach.
         Holders held = holders.collect(peers);
-        named.pinReachable(access.withTrustUnsealed(), latest(), space, held.revisions(), held.count());
+        named.pinReachable(access.withTrustUnsealed(), latest(), w.space, held.revisions(), held.count());
         if (!m.steady()) {
             checkpoints.checkpoint(access.withTrustUnsealed());
         }
@@ -443,11 +440,11 @@ public final class Store implements AutoCloseable {
      * known to be free of them (which revision freed each is not persisted), so all wait until
      * those readers are gone.
      */
-    private void afterOpen() {
+    private void afterOpen(WriterState w) {
         registry.clearStale();
         long held = registry.newestBelow(latest().revision);
         if (held >= 0) {
-            space.pendAllReusable(held);
+            w.space.pendAllReusable(held);
         }
     }
 
@@ -651,11 +648,11 @@ public final class Store implements AutoCloseable {
         checkWritable();
         writer.refuseReentry("retain");
         long[] kept = {-1};
-        holdingWriter("retain", () -> {
+        holdingWriter("retain", w -> {
             // Its pages reach the file, sealed, now: no later checkpoint writes a page only it reaches.
             checkpoints.checkpoint();
             checkWritable();
-            try (WriteTxn tx = beginInternalWrite()) {
+            try (WriteTxn tx = beginInternalWrite(w)) {
                 kept[0] = tx.retainBase(name, sealedThroughFor(latest()));
                 tx.commit(Durability.SYNC);
             } finally {
@@ -684,19 +681,20 @@ public final class Store implements AutoCloseable {
     public List<NamedRevision> namedRevisions() {
         checkOpen();
         if (peers.readOnly()) {
-            return listNamed(null);
+            return listNamed(null, null);
         }
         writer.refuseReentry("namedRevisions");
         java.util.concurrent.atomic.AtomicReference<List<NamedRevision>> out = new java.util.concurrent.atomic.AtomicReference<>();
-        holdingWriter("namedRevisions", () -> {
+        holdingWriter("namedRevisions", w -> {
             Holders held = holders.collect(peers);
-            space.releasePending(held.revisions(), held.count());
-            out.set(listNamed(held));
+            w.space.releasePending(held.revisions(), held.count());
+            out.set(listNamed(w.space, held));
         });
         return out.get();
     }
 
-    private List<NamedRevision> listNamed(Holders held) {
+    /** The names, with the pages each alone holds if {@code space} and {@code held} are given. */
+    private List<NamedRevision> listNamed(FreeSpace space, Holders held) {
         try (Snapshot s = beginRead()) {
             List<NamedRevision> out = new java.util.ArrayList<>();
             for (NamedRevisions.Entry e : NamedRevisions.list(s.rev().reader(access), s.rev())) {
@@ -848,14 +846,17 @@ public final class Store implements AutoCloseable {
         writer.refuseReentry("beginWrite");
         // The clock is read only when there is a wait: it costs a few percent of a one-key commit.
         long waitedSince = 0;
+        WriterState w;
         try {
-            if (!writer.tryAcquire()) {
+            w = writer.tryAcquire();
+            if (w == null) {
                 if (!writer.closing()) {
                     writerWaits.incrementAndGet();
                 }
                 waitedSince = System.nanoTime();
                 // Fails at once with ClosedException if a close begins (or began), before or during the wait.
-                if (!writer.tryAcquire("beginWrite", timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+                w = writer.tryAcquire("beginWrite", timeout.toNanos(), TimeUnit.NANOSECONDS);
+                if (w == null) {
                     throw new WriteTimeoutException("another write transaction is still open after " + timeout
                             + " (one writer at a time)" + writer.heldBy());
                 }
@@ -867,7 +868,7 @@ public final class Store implements AutoCloseable {
         Peers.Turn taken;
         try {
             long waited = waitedSince == 0 ? 0 : System.nanoTime() - waitedSince;
-            taken = peers.takeTurn(timeout.toNanos() - waited, "beginWrite", timeout);
+            taken = peers.takeTurn(w, timeout.toNanos() - waited, "beginWrite", timeout);
         } catch (RuntimeException | Error e) {
             writer.release();
             throw e;
@@ -878,17 +879,17 @@ public final class Store implements AutoCloseable {
                 // The close began after the permit was taken, while the turn was awaited: it waits for this.
                 throw new ClosedException("store " + describe() + " was closed while beginWrite waited for its turn");
             }
-            boolean checkpointed = checkpoints.learnCheckpoints();
+            boolean checkpointed = checkpoints.learnCheckpoints(w);
             clearStaleReadersNowAndThen();
             Holders held = holders.collect(peers);
-            space.releasePending(held.revisions(), held.count());
+            w.space.releasePending(held.revisions(), held.count());
             if (checkpointed) {
-                checkpoints.prefaultUpcoming();
+                checkpoints.prefaultUpcoming(w);
             }
-            peers.cleanStep();
+            peers.cleanStep(w);
             checkSlowReaders();
             turn = taken;
-            openWrite = new WriteTxn(this, latest(), txnPages, editor, txnScratch, committer, this::endWrite);
+            openWrite = new WriteTxn(this, latest(), w, editor, txnScratch, committer, this::endWrite);
             return openWrite;
         } catch (RuntimeException | Error e) {
             taken.close();
@@ -1027,15 +1028,15 @@ public final class Store implements AutoCloseable {
     public long compact() {
         checkUnfailed();
         long before = pages.pageCount();
-        holdingWriter("compact", () -> {
+        holdingWriter("compact", w -> {
             checkpoints.checkpoint();
             try {
                 if (!named.any()) {
-                    Compaction.atRest(checkpoints, pages, space, this::beginInternalWrite);
+                    Compaction.atRest(checkpoints, pages, w, () -> beginInternalWrite(w));
                 }
             } finally {
                 // The free tail back; the writer's next pages are then prefaulted afresh.
-                checkpoints.shrinkAndPrefault(false);
+                checkpoints.shrinkAndPrefault(w, false);
             }
         });
         checkUnfailed();
@@ -1043,11 +1044,11 @@ public final class Store implements AutoCloseable {
     }
 
     /** Runs {@code work} holding the writer permit in a turn, as a write transaction would. */
-    private void holdingWriter(String what, Runnable work) {
+    private void holdingWriter(String what, java.util.function.Consumer<WriterState> work) {
         Duration timeout = options.writeTimeout();
-        writer.acquire(what, timeout);
-        try (Peers.Turn turn = peers.takeTurn(timeout.toNanos(), what, timeout)) {
-            work.run();
+        WriterState w = writer.acquire(what, timeout);
+        try (Peers.Turn turn = peers.takeTurn(w, timeout.toNanos(), what, timeout)) {
+            work.accept(w);
         } finally {
             writer.release();
         }
@@ -1153,9 +1154,10 @@ public final class Store implements AutoCloseable {
         checkOpen();
         long[] readers = registry.summary();
         long age = readers[2] < 0 ? -1 : Math.max(0, System.currentTimeMillis() - readers[2]);
+        WriterState.SpaceCounts counts = writer.counts();
         return new StoreStats(latest().revision, durableForMetrics(), readers[0], readers[1], age, pages.pageSize(),
-                pages.pageCount(), space.inUse.cardinality(), space.reusable.cardinality(), space.pending.pages(),
-                space.lastCommitPages(), writerWaits.get(), publisher.lockWaits(), checkpoints.count(),
+                pages.pageCount(), counts.inUse(), counts.reusable(), counts.pending(),
+                counts.lastCommitPages(), writerWaits.get(), publisher.lockWaits(), checkpoints.count(),
                 checkpoints.pagesPrefaulted());
     }
 
@@ -1179,10 +1181,10 @@ public final class Store implements AutoCloseable {
                         .checkTrees(s.rev(), s.rev().durableRevision);
             }
         }
-        writer.acquire("check", options.writeTimeout());
-        try (Peers.Turn t = peers.takeTurn(options.writeTimeout().toNanos(), "check", options.writeTimeout())) {
+        WriterState w = writer.acquire("check", options.writeTimeout());
+        try (Peers.Turn t = peers.takeTurn(w, options.writeTimeout().toNanos(), "check", options.writeTimeout())) {
             CheckReport report = new IntegrityChecker(this, latest().reader(access).uncached().withTrustUnsealed())
-                    .reportingTo(pagesChecked).check(latest(), durableRevision());
+                    .reportingTo(pagesChecked).check(latest(), durableRevision(), w.space);
             if (!report.ok()) {
                 health.damaged(report.problems().get(0));
             }
@@ -1192,8 +1194,9 @@ public final class Store implements AutoCloseable {
         }
     }
 
+    /** For tests: the writer's free space, looked at while no writer runs. */
     FreeSpace space() {
-        return space;
+        return writer.idleStateForTests().space;
     }
 
     ReaderRegistry registry() {
@@ -1208,9 +1211,9 @@ public final class Store implements AutoCloseable {
         return writeback;
     }
 
-    /** Flips persisted in the meta of the newest revision (for the checker). */
+    /** For tests: the flips persisted in the meta of the newest revision, looked at while no writer runs. */
     FlipSet flips() {
-        return space.flips;
+        return space().flips;
     }
 
     /**
@@ -1258,13 +1261,13 @@ public final class Store implements AutoCloseable {
         // the interrupt is set aside until it has, and restored then.
         boolean interrupted = Thread.interrupted();
         try {
-            takeWriterForClose();
+            WriterState w = takeWriterForClose();
             if (closed) {
                 // Another close ran meanwhile, and gave the permit back at its end.
                 writer.release();
                 return;
             }
-            closeHoldingWriter();
+            closeHoldingWriter(w);
         } finally {
             if (interrupted || Thread.interrupted()) {
                 Thread.currentThread().interrupt();
@@ -1296,44 +1299,46 @@ public final class Store implements AutoCloseable {
      * operation it runs has ended) and its hold passes to the close; anything else that holds the
      * permit (a sync, a check, a beginWrite on its way) ends by itself and is waited for.
      */
-    private void takeWriterForClose() {
+    private WriterState takeWriterForClose() {
         writer.shut();
-        while (!writer.tryAcquireForClose()) {
+        WriterState w;
+        while ((w = writer.tryAcquireForClose()) == null) {
             WriteTxn open = openWrite;
             if (open != null && open.abortForClose()) {
                 openWrite = null;
                 Peers.Turn ending = turn;
                 turn = Peers.NO_TURN;
                 ending.close();
-                return;
+                return open.writerState();
             }
             LockSupport.parkNanos(1_000_000);
         }
+        return w;
     }
 
-    /** A write transaction of the store itself, begun holding the writer permit (compaction at close). */
-    private WriteTxn beginInternalWrite() {
-        return new WriteTxn(this, latest(), txnPages, editor, txnScratch, committer, () -> { });
+    /** A write transaction of the store itself, begun holding the writer permit, which gave {@code w}. */
+    private WriteTxn beginInternalWrite(WriterState w) {
+        return new WriteTxn(this, latest(), w, editor, txnScratch, committer, () -> { });
     }
 
     /**
      * In the closing turn: a checkpoint, then the pages in use move down if that pays
      * ({@link Compaction}), and the free tail goes back.
      */
-    private void closingCheckpoint() {
-        checkpoints.atClose();
+    private void closingCheckpoint(WriterState w) {
+        checkpoints.atClose(w);
         try {
             // Moving pages would leave the copies named revisions reach where they are: no gain.
             if (options.compactAtClose() && !named.any()) {
-                Compaction.atRest(checkpoints, pages, space, this::beginInternalWrite);
+                Compaction.atRest(checkpoints, pages, w, () -> beginInternalWrite(w));
             }
         } finally {
             // A compaction that failed (a damaged page met on the way) left every commit as it was.
-            checkpoints.shrinkHoldingWriter(true);
+            checkpoints.shrinkHoldingWriter(w, true);
         }
     }
 
-    private void closeHoldingWriter() {
+    private void closeHoldingWriter(WriterState w) {
         // Whether the newest meta, steady, no longer names the redo log: then its segments may go.
         boolean logReleased = false;
         // Whether the closing checkpoint made every commit durable.
@@ -1342,10 +1347,10 @@ public final class Store implements AutoCloseable {
             checkpoints.stop();
             // Writers that take turns checkpoint only in a turn; if another process holds it past the
             // write timeout, this one's commits stay as durable as their mode made them.
-            Peers.Turn t = checkpoints.dueAtClose() ? peers.closingTurn(options.writeTimeout().toNanos()) : null;
+            Peers.Turn t = checkpoints.dueAtClose() ? peers.closingTurn(w, options.writeTimeout().toNanos()) : null;
             if (t != null) {
                 try (t) {
-                    closingCheckpoint();
+                    closingCheckpoint(w);
                     if (policy.logged() && health.failure() == null && durableRevision() == latest().revision) {
                         // The last meta stops naming the log before its segments go.
                         publisher.logging(false);

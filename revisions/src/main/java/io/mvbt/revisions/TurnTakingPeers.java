@@ -4,6 +4,7 @@ package io.mvbt.revisions;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 import io.mvbt.ClosedException;
 import io.mvbt.WriteTimeoutException;
@@ -21,7 +22,6 @@ final class TurnTakingPeers implements Peers {
     private final ReaderRegistry registry;
     private final ReaderSlots slots;
     private final Publisher publisher;
-    private final FreeSpace space;
     private final Adoption adoption;
     private final Health health;
     private final Holders holders;
@@ -35,13 +35,12 @@ final class TurnTakingPeers implements Peers {
     private long freedSeen;
 
     TurnTakingPeers(FilePageStore file, ReaderRegistry registry, ReaderSlots slots, Publisher publisher,
-            FreeSpace space, Adoption adoption, Health health, Holders holders, WriterPermit writer,
+            Adoption adoption, Health health, Holders holders, WriterPermit writer,
             StoreOptions options, AtomicLong writerWaits, FileFollower follower) {
         this.file = file;
         this.registry = registry;
         this.slots = slots;
         this.publisher = publisher;
-        this.space = space;
         this.adoption = adoption;
         this.health = health;
         this.holders = holders;
@@ -54,8 +53,8 @@ final class TurnTakingPeers implements Peers {
 
     /** The store opened in the turn {@link FilePageStore#openShared} took; it ends here. */
     @Override
-    public void opened(boolean created) {
-        space.logFreesTo(freedLog);
+    public void opened(WriterState w, boolean created) {
+        w.space.logFreesTo(freedLog);
         endTurn();
     }
 
@@ -75,7 +74,7 @@ final class TurnTakingPeers implements Peers {
     }
 
     @Override
-    public Turn takeTurn(long nanos, String what, Duration timeout) {
+    public Turn takeTurn(WriterState w, long nanos, String what, Duration timeout) {
         if (!file.takeTurn(0)) {
             writerWaits.incrementAndGet();
             // A close that begins meanwhile must not wait for this wait: it waits for the permit this holds.
@@ -89,25 +88,25 @@ final class TurnTakingPeers implements Peers {
                         + " process" + (pid > 0 ? " (pid " + pid + ")" : ""));
             }
         }
-        catchUpOrLeave();
+        catchUpOrLeave(w);
         return this::endTurn;
     }
 
     @Override
-    public Turn closingTurn(long nanos) {
+    public Turn closingTurn(WriterState w, long nanos) {
         if (!file.takeTurn(nanos)) {
             return null;
         }
-        catchUpOrLeave();
+        catchUpOrLeave(w);
         return this::endTurn;
     }
 
     /** Checkpoints every process's commits in a turn of this process's writer. */
     @Override
-    public void sync(Runnable besideWriter, Runnable inTurn) {
-        writer.acquire("sync", writeTimeout);
-        try (Turn turn = takeTurn(writeTimeout.toNanos(), "sync", writeTimeout)) {
-            inTurn.run();
+    public void sync(Runnable besideWriter, Consumer<WriterState> inTurn) {
+        WriterState w = writer.acquire("sync", writeTimeout);
+        try (Turn turn = takeTurn(w, writeTimeout.toNanos(), "sync", writeTimeout)) {
+            inTurn.accept(w);
         } finally {
             writer.release();
         }
@@ -115,18 +114,21 @@ final class TurnTakingPeers implements Peers {
 
     /** Skips the round if this process is writing or another process does not end its turn soon. */
     @Override
-    public void backgroundCheckpoint(Runnable besideWriter, Runnable inTurn) {
-        if (publisher.latest().revision == publisher.durableRevision() && registry.published() == publisher.lastAnnouncedWord()
-                || !writer.tryAcquire()) {
+    public void backgroundCheckpoint(Runnable besideWriter, Consumer<WriterState> inTurn) {
+        if (publisher.latest().revision == publisher.durableRevision() && registry.published() == publisher.lastAnnouncedWord()) {
+            return;
+        }
+        WriterState w = writer.tryAcquire();
+        if (w == null) {
             return;
         }
         try {
             if (!file.takeTurn(TimeUnit.MILLISECONDS.toNanos(100))) {
                 return;
             }
-            catchUpOrLeave();
+            catchUpOrLeave(w);
             try (Turn turn = this::endTurn) {
-                inTurn.run();
+                inTurn.accept(w);
             }
         } finally {
             writer.release();
@@ -137,9 +139,9 @@ final class TurnTakingPeers implements Peers {
      * {@link #catchUp}, or on failure leaves the turn without taking the freed-page log as read,
      * so that the next turn reads it again.
      */
-    private void catchUpOrLeave() {
+    private void catchUpOrLeave(WriterState w) {
         try {
-            catchUp();
+            catchUp(w);
         } catch (RuntimeException | Error e) {
             file.endTurn();
             throw e;
@@ -151,7 +153,8 @@ final class TurnTakingPeers implements Peers {
      * free space are loaded, and free pages wait for held revisions that may reach them (see
      * {@link FreeSpace#pendAfterCatchUp}).
      */
-    private void catchUp() {
+    private void catchUp(WriterState w) {
+        FreeSpace space = w.space;
         if (registry.published() == publisher.lastAnnouncedWord()) {
             return;
         }
@@ -160,7 +163,7 @@ final class TurnTakingPeers implements Peers {
         file.resync();
         space.reset();
         publisher.resetSlots();
-        adoption.adopt();
+        adoption.adopt(w);
         if (publisher.durableRevision() != durableBefore) {
             // A checkpoint of another process: it may have died before its sync.
             health.sync(file::sync);

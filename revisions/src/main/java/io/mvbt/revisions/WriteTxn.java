@@ -31,6 +31,8 @@ public final class WriteTxn extends View implements AutoCloseable {
     private final long revision;
     private final Revision base;
     private final TxnPages pages;
+    /** The writer's state, which this transaction's hold on the writer permit gave. */
+    private final WriterState writer;
     private final TreeEditor editor;
     private final TreeRoot catalog;
     private final Scratch scratch;
@@ -96,14 +98,15 @@ public final class WriteTxn extends View implements AutoCloseable {
         Garbage garbage;
     }
 
-    WriteTxn(Store store, Revision base, TxnPages pages, TreeEditor editor, Scratch scratch, Committer committer,
+    WriteTxn(Store store, Revision base, WriterState writer, TreeEditor editor, Scratch scratch, Committer committer,
             Runnable onEnd) {
         super(store);
         this.committer = committer;
         this.onEnd = onEnd;
         this.base = base;
         this.revision = base.revision + 1;
-        this.pages = pages;
+        this.writer = writer;
+        this.pages = writer.txnPages;
         this.editor = editor;
         this.scratch = scratch;
         this.catalog = scratch.catalog;
@@ -115,6 +118,11 @@ public final class WriteTxn extends View implements AutoCloseable {
     @Override
     public long revision() {
         return revision;
+    }
+
+    /** The writer's state this transaction's hold gave: a close that aborts it takes the hold over. */
+    WriterState writerState() {
+        return writer;
     }
 
     /** The revision this transaction started from. */
@@ -763,7 +771,7 @@ public final class WriteTxn extends View implements AutoCloseable {
                     }
                 }
                 moved += editor.relocate(pages, catalog, limit);
-                committer.relocateFreeMap(limit);
+                committer.relocateFreeMap(writer, limit);
                 return moved;
             } catch (RuntimeException e) {
                 throw poisoned(e);
@@ -845,7 +853,7 @@ public final class WriteTxn extends View implements AutoCloseable {
                 if (store.options().checked()) {
                     check();
                 }
-                committer.commit(revision, catalog, fresh, roots, retained ? Durability.SYNC : durability, redo);
+                committer.commit(writer, revision, catalog, fresh, roots, retained ? Durability.SYNC : durability, redo);
                 done = true;
                 if (namedTreeChanged) {
                     store.namesCommitted(revision, releasedNames);
@@ -932,7 +940,7 @@ public final class WriteTxn extends View implements AutoCloseable {
 
     /** The checked mode: refuses to publish a revision whose written pages break an invariant. */
     private void check() {
-        CommitCheck check = new CommitCheck(revision, pages, editor.limits(), store.space());
+        CommitCheck check = new CommitCheck(revision, pages, editor.limits(), writer.space);
         check.tree("catalog", catalog);
         for (TreeState state : scratch.states) {
             if (changedHere(state) && state.exists) {
@@ -996,7 +1004,7 @@ public final class WriteTxn extends View implements AutoCloseable {
             }
         }
         if (abort) {
-            committer.abort();
+            committer.abort(writer);
         }
     }
 

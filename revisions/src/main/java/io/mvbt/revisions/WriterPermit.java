@@ -25,6 +25,9 @@ import io.mvbt.pagestore.PageStore;
  * waits for it, or asks later, gets {@link ClosedException} at once, not after the close (nor the
  * permit and a turn of the closed store). Taking and giving back the permit is one compare-and-set
  * and one volatile write; the lock and condition are for waiters only (two writers at once).
+ *
+ * <p>Taking the permit gives the {@link WriterState}: the writer's free space, free map and
+ * transaction pages are reached only that way.
  */
 final class WriterPermit {
     private static final VarHandle TAKEN;
@@ -38,6 +41,7 @@ final class WriterPermit {
     }
 
     private final PageStore pages;
+    private final WriterState state;
     @SuppressWarnings("unused") // through TAKEN
     private volatile boolean taken;
     /** A close began: nobody but the close takes the permit again. */
@@ -58,27 +62,28 @@ final class WriterPermit {
      */
     private volatile Thread holder;
 
-    WriterPermit(PageStore pages) {
+    WriterPermit(PageStore pages, WriterState state) {
         this.pages = pages;
+        this.state = state;
     }
 
-    /** Takes the permit if it is free and no close began. */
-    boolean tryAcquire() {
+    /** Takes the permit if it is free and no close began; null if not. */
+    WriterState tryAcquire() {
         if (closing || !TAKEN.compareAndSet(this, false, true)) {
-            return false;
+            return null;
         }
-        taken();
-        return true;
+        return taken();
     }
 
     /**
-     * Waits up to {@code timeout} for the permit; false if it stays taken. Throws
+     * Waits up to {@code timeout} for the permit; null if it stays taken. Throws
      * {@link ClosedException} as soon as a close begins, before or during the wait; {@code what}
      * names the waiter in its message.
      */
-    boolean tryAcquire(String what, long timeout, TimeUnit unit) throws InterruptedException {
-        if (tryAcquire()) {
-            return true;
+    WriterState tryAcquire(String what, long timeout, TimeUnit unit) throws InterruptedException {
+        WriterState now = tryAcquire();
+        if (now != null) {
+            return now;
         }
         long nanos = unit.toNanos(timeout);
         lock.lockInterruptibly();
@@ -94,7 +99,7 @@ final class WriterPermit {
                         break;
                     }
                     if (nanos <= 0) {
-                        return false;
+                        return null;
                     }
                     nanos = changed.awaitNanos(nanos);
                 }
@@ -104,25 +109,27 @@ final class WriterPermit {
         } finally {
             lock.unlock();
         }
-        taken();
-        return true;
+        return taken();
     }
 
-    private void taken() {
+    private WriterState taken() {
         holder = Thread.currentThread();
         span = pages.beginSpan();
+        return state;
     }
 
     /**
      * Waits up to {@code timeout} for the running write transaction to end; {@code what} names the
      * waiter. Throws {@link ClosedException} if a close begins first.
      */
-    void acquire(String what, Duration timeout) {
+    WriterState acquire(String what, Duration timeout) {
         refuseReentry(what);
         try {
-            if (!tryAcquire(what, timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+            WriterState taken = tryAcquire(what, timeout.toNanos(), TimeUnit.NANOSECONDS);
+            if (taken == null) {
                 throw new WriteTimeoutException(what + " waited " + timeout + " for the write transaction" + heldBy());
             }
+            return taken;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new WriteTimeoutException("interrupted while waiting for the write transaction");
@@ -163,13 +170,33 @@ final class WriterPermit {
         wakeWaiters();
     }
 
-    /** Takes the permit for the close, after {@link #shut}; false while another holds it. */
-    boolean tryAcquireForClose() {
+    /** Takes the permit for the close, after {@link #shut}; null while another holds it. */
+    WriterState tryAcquireForClose() {
         if (!TAKEN.compareAndSet(this, false, true)) {
-            return false;
+            return null;
         }
-        taken();
-        return true;
+        return taken();
+    }
+
+    /**
+     * The counts of the writer's pages: exact if the permit is free (taken for the count), else as
+     * the running writer's last commit left them (its transaction is changing them).
+     */
+    WriterState.SpaceCounts counts() {
+        if (closing || !TAKEN.compareAndSet(this, false, true)) {
+            return state.published();
+        }
+        try {
+            return state.count();
+        } finally {
+            TAKEN.setVolatile(this, false);
+            wakeWaiters();
+        }
+    }
+
+    /** For tests: the writer's state, looked at while no writer runs. */
+    WriterState idleStateForTests() {
+        return state;
     }
 
     void release() {

@@ -128,7 +128,7 @@ class PrefaultTest {
         for (int i = 0; i < written.length; i++) {
             written[i] = space.allocate(1);
         }
-        space.published(1, new long[0], 0);
+        space.published(1, new long[0], 0, true);
         space.checkpointed();
         // Revision 1 is durable (held); revision 2 frees its pages and writes as many new ones.
         space.begin(2);
@@ -136,7 +136,7 @@ class PrefaultTest {
             space.free(page, 1, 1);
             space.allocate(1);
         }
-        space.published(2, new long[] {1}, 1);
+        space.published(2, new long[] {1}, 1, true);
         assertEquals(0, space.hotPages(), "pages of revision 1 wait for the checkpoint");
         space.checkpointed();
         space.releasePending(new long[0], 0);
@@ -146,10 +146,10 @@ class PrefaultTest {
         // Pages written since the checkpoint and freed again are hot.
         space.begin(3);
         long page = space.allocate(1);
-        space.published(3, new long[] {2}, 1);
+        space.published(3, new long[] {2}, 1, true);
         space.begin(4);
         space.free(page, 3, 1);
-        space.published(4, new long[] {2}, 1);
+        space.published(4, new long[] {2}, 1, true);
         assertEquals(1, space.hotPages());
     }
 
@@ -170,7 +170,7 @@ class PrefaultTest {
         for (int i = 0; i < 300; i++) {
             first.add(space.allocate(1));
         }
-        space.published(1, none, 0);
+        space.published(1, none, 0, true);
         // Revision 1 is held (say, durable): what revision 2 frees of it waits.
         space.begin(2);
         Random random = new Random(7);
@@ -182,7 +182,7 @@ class PrefaultTest {
         }
         long scratch = space.allocate(1);
         space.free(scratch, 2, 1);
-        space.published(2, new long[] {1}, 1);
+        space.published(2, new long[] {1}, 1, true);
         space.checkpointed();
         assertEquals(301, space.lastWindowPages());
         // A checkpoint later, revision 1 is let go: its freed pages come back, among the hot ones.
