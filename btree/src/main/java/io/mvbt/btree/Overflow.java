@@ -125,6 +125,29 @@ public final class Overflow {
     }
 
     /**
+     * Tells {@code visitor} of every run of a value of {@code length} bytes written after
+     * {@code keepThrough} (all of them or none: a value is written whole), reading each run's first
+     * page.
+     */
+    static void forEachRun(PageReader r, long pageNo, long revision, int length, long keepThrough,
+            TreeEditor.Movable visitor) {
+        long bytes = 0;
+        for (long runNo = pageNo, rev = revision; runNo != 0 && rev > keepThrough;) {
+            long address = r.page(runNo, rev, PageHeader.TYPE_OVERFLOW);
+            int pages = UNSAFE.getInt(address + PAGES);
+            // Every run holds at least one byte: a chain longer than the value is a cycle.
+            bytes += UNSAFE.getInt(address + BYTES);
+            if (pages <= 0 || bytes > length) {
+                throw new CorruptionException(runNo, "overflow chain holds more than the " + length
+                        + " bytes its entry says");
+            }
+            visitor.page(runNo, rev, pages, false);
+            rev = UNSAFE.getLong(address + NEXT_REVISION);
+            runNo = UNSAFE.getLong(address + NEXT);
+        }
+    }
+
+    /**
      * Copies a value whose runs reach page {@code limit} or beyond into new runs, freeing the old
      * ones; returns the new first page (written at {@code w.revision()}), or -1 if no run reaches
      * the limit. Runs are copied whole, last first, so that each names the next.

@@ -213,18 +213,21 @@ public final class TreeEditor {
     // ------------------------------------------------------------------ relocation
 
     /**
-     * Moves every page of the tree numbered {@code limit} or higher, and every overflow value with
-     * a run there, into pages the writer allocates (the lowest free ones, when a store compacts),
-     * copying the pages above them on the way; returns the pages moved. Leaves below the limit are
-     * not read unless they may hold overflow values.
+     * Moves every page of the tree numbered {@code limit} or higher and written after revision
+     * {@code keepThrough}, and every such overflow value with a run there, into pages the writer
+     * allocates (the lowest free ones, when a store compacts), copying the pages above them on the
+     * way; returns the pages moved. A page written at or before {@code keepThrough} stays where it
+     * is, and so does everything under it (a page is never newer than the page above it): an older
+     * revision that is held still reaches it, so a copy would only add to the pages in use. Leaves
+     * below the limit are not read unless they may hold overflow values.
      */
-    public long relocate(PageWriter writer, TreeRoot tree, long limit) {
+    public long relocate(PageWriter writer, TreeRoot tree, long limit, long keepThrough) {
         begin(writer, tree);
-        if (tree.isEmpty()) {
+        if (tree.isEmpty() || tree.revision <= keepThrough) {
             return 0;
         }
         relocatedPages = 0;
-        long moved = relocateNode(tree.page, tree.revision, tree.depth - 1, limit);
+        long moved = relocateNode(tree.page, tree.revision, tree.depth - 1, limit, keepThrough);
         if (moved >= 0) {
             tree.page = moved;
             tree.revision = w.revision();
@@ -232,25 +235,50 @@ public final class TreeEditor {
         return relocatedPages;
     }
 
-    /** Branch pages of the tree: those a {@link #relocate} may copy without moving them. Reads no leaf. */
-    public static long branchPages(PageReader r, TreeRoot tree) {
-        return tree.isEmpty() || tree.depth == 1 ? 0 : branchPages(r, tree.page, tree.revision, tree.depth - 1);
+    /** Receives the pages a {@link #relocate} may move or copy: a run of {@code pages} from {@code pageNo}. */
+    public interface Movable {
+        void page(long pageNo, long revision, int pages, boolean branch);
     }
 
-    private static long branchPages(PageReader r, long pageNo, long revision, int level) {
-        long addr = r.page(pageNo, revision, PageHeader.TYPE_BRANCH);
+    /**
+     * Visits every page of the tree written after {@code keepThrough}: those a {@link #relocate} with
+     * that bound may move, or copy on the way to one it moves. Older subtrees are passed over whole
+     * without a read; a leaf is read only if it may hold overflow values.
+     */
+    public static void movablePages(PageReader r, TreeRoot tree, long keepThrough, Movable visitor) {
+        if (tree.depth > MAX_DEPTH) {
+            throw new CorruptionException(tree.page, "tree depth " + tree.depth + " exceeds " + MAX_DEPTH);
+        }
+        if (!tree.isEmpty()) {
+            movablePages(r, tree.page, tree.revision, tree.depth - 1, true, keepThrough, visitor);
+        }
+    }
+
+    private static void movablePages(PageReader r, long pageNo, long revision, int level, boolean mayOverflow,
+            long keepThrough, Movable visitor) {
+        if (revision <= keepThrough) {
+            return;
+        }
+        visitor.page(pageNo, revision, 1, level > 0);
+        if (level == 0 && !mayOverflow) {
+            return;
+        }
+        long addr = r.page(pageNo, revision, level == 0 ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH);
         checkLevel(addr, pageNo, level);
-        long pages = 1;
-        if (level > 1) {
-            for (int i = 0, n = Node.count(addr); i < n; i++) {
-                pages += branchPages(r, Node.child(addr, i), Node.childRevision(addr, i), level - 1);
+        for (int i = 0, n = Node.count(addr); i < n; i++) {
+            if (level > 0) {
+                movablePages(r, Node.child(addr, i), Node.childRevision(addr, i), level - 1,
+                        level > 1 || !Node.inlineOnly(addr, i), keepThrough, visitor);
+            } else if (Node.isOverflow(addr, i)) {
+                long ref = Node.valueAddress(addr, i);
+                Overflow.forEachRun(r, UNSAFE.getLong(ref), UNSAFE.getLong(ref + 8), UNSAFE.getInt(ref + 16),
+                        keepThrough, visitor);
             }
         }
-        return pages;
     }
 
     /** Relocates under the page; returns its new number if it was copied, else -1. */
-    private long relocateNode(long pageNo, long revision, int level, long limit) {
+    private long relocateNode(long pageNo, long revision, int level, long limit, long keepThrough) {
         boolean leaf = level == 0;
         long addr = w.page(pageNo, revision, leaf ? PageHeader.TYPE_LEAF : PageHeader.TYPE_BRANCH);
         checkLevel(addr, pageNo, level);
@@ -270,19 +298,23 @@ public final class TreeEditor {
                     continue;
                 }
                 long ref = Node.valueAddress(addr, i);
+                long runRevision = UNSAFE.getLong(ref + 8);
                 int length = UNSAFE.getInt(ref + 16);
-                moved = Overflow.relocate(w, UNSAFE.getLong(ref), UNSAFE.getLong(ref + 8), length, limit);
+                // A value is written whole, so its first run's revision is every run's.
+                moved = runRevision <= keepThrough ? -1 : Overflow.relocate(w, UNSAFE.getLong(ref), runRevision, length, limit);
                 if (moved < 0) {
                     continue;
                 }
                 relocatedPages += Overflow.pagesFor(length, pageSize, w.maxRunPages());
             } else {
                 long child = Node.child(addr, i);
-                if (level == 1 && child < limit && Node.inlineOnly(addr, i)) {
-                    // A leaf that stays and holds no overflow value: nothing under it moves.
+                long childRevision = Node.childRevision(addr, i);
+                if (childRevision <= keepThrough || level == 1 && child < limit && Node.inlineOnly(addr, i)) {
+                    // A subtree a held older revision reaches, or a leaf that stays and holds no
+                    // overflow value: nothing under it moves.
                     continue;
                 }
-                moved = relocateNode(child, Node.childRevision(addr, i), level - 1, limit);
+                moved = relocateNode(child, childRevision, level - 1, limit, keepThrough);
                 if (moved < 0) {
                     continue;
                 }

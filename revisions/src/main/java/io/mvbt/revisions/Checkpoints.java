@@ -242,6 +242,12 @@ final class Checkpoints {
         w.space.releasePending(held.revisions(), held.count());
     }
 
+    /** The newest revision below {@code revision} that a holder keeps, or -1 (holding the writer permit). */
+    long newestHeldBelow(long revision) {
+        Holders held = holders.collect(peers);
+        return PendingPages.floorBelow(held.revisions(), held.count(), revision);
+    }
+
     /** A checkpoint whose pages may lack seals (recovery of a commit that was not checkpointed). */
     void checkpoint(PageAccess sealer) {
         synchronized (lock) {

@@ -97,14 +97,17 @@ final class Committer {
     /** Throws away what an aborted transaction took: its pages, and a free map it flushed. */
     void abort(WriterState w) {
         w.space.abort();
-        w.freeMap.relocate(-1);
+        w.freeMap.relocate(-1, -1);
         Revision newest = publisher.latest();
         w.freeMap.set(newest.freeMapRoot, newest.freeMapRevision, newest.freeMapHeight);
     }
 
-    /** Has this commit's free map flush move the map's pages numbered {@code limit} or higher. */
-    void relocateFreeMap(WriterState w, long limit) {
-        w.freeMap.relocate(limit);
+    /**
+     * Has this commit's free map flush move the map's pages numbered {@code limit} or higher and
+     * written after {@code keepThrough}.
+     */
+    void relocateFreeMap(WriterState w, long limit, long keepThrough) {
+        w.freeMap.relocate(limit, keepThrough);
     }
 
     /** See {@link Health#writeFailed}. */

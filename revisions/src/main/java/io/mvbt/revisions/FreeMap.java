@@ -35,6 +35,8 @@ final class FreeMap {
     int height;
     /** Pages from here on move at the next flush ({@link #relocate}); -1 for none. */
     private long relocateFrom = -1;
+    /** Pages written at or before this revision stay where they are at that flush. */
+    private long relocateKeep = -1;
 
     FreeMap(int pageSize) {
         this.pageSize = pageSize;
@@ -114,11 +116,14 @@ final class FreeMap {
     void flush(PageWriter w, FreeSpace space) {
         LongHashSet written = new LongHashSet();
         boolean more = false;
-        if (relocateFrom >= 0 && reaches(w, relocateFrom)) {
-            // The map is small (a bitmap page per 128 MiB of 4 KiB pages): all of it moves.
-            for (long slice = 0; slice * bitsPerPage < space.pageCount(); slice++) {
-                written.add(slice);
-            }
+        if (relocateFrom >= 0 && reaches(w, relocateFrom, relocateKeep)) {
+            // The map is small (a bitmap page per 128 MiB of 4 KiB pages): all of it moves, but the
+            // pages an older held revision shares, which a copy would only double.
+            walk(w, relocateKeep, (pageNo, revision, type, address) -> {
+                if (type == PageHeader.TYPE_FREE_BITS) {
+                    written.add(UNSAFE.getLong(address + SLICE));
+                }
+            });
             more = true;
         }
         relocateFrom = -1;
@@ -160,10 +165,12 @@ final class FreeMap {
 
     /**
      * Has the next flush move every page of the map numbered {@code limit} or higher (a store
-     * compacting), by rewriting the whole map if any page of it lies there.
+     * compacting), by rewriting every bitmap page written after {@code keepThrough} if any page of
+     * the map written after it lies there.
      */
-    void relocate(long limit) {
+    void relocate(long limit, long keepThrough) {
         relocateFrom = limit;
+        relocateKeep = keepThrough;
     }
 
     /** Whether a flush is asked to move pages of the map ({@link #relocate}). */
@@ -171,10 +178,10 @@ final class FreeMap {
         return relocateFrom >= 0;
     }
 
-    /** Whether a page of the map is numbered {@code limit} or higher. */
-    private boolean reaches(PageReader r, long limit) {
+    /** Whether a page of the map written after {@code keepThrough} is numbered {@code limit} or higher. */
+    private boolean reaches(PageReader r, long limit, long keepThrough) {
         boolean[] found = new boolean[1];
-        walk(r, -1, (pageNo, revision, type, address) -> found[0] |= pageNo >= limit);
+        walk(r, keepThrough, (pageNo, revision, type, address) -> found[0] |= pageNo >= limit);
         return found[0];
     }
 

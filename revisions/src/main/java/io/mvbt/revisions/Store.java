@@ -1018,12 +1018,13 @@ public final class Store implements AutoCloseable {
     }
 
     /**
-     * Moves the pages in use down so that the file ends at its last used page, as a close does
-     * ({@link StoreOptions#compactAtClose}): when an eighth of the file and 1 MiB would go and no
-     * snapshot, here or in another process, holds a freed page, one commit copies the pages above
-     * what the store needs into free ones, and a checkpoint makes it durable. For stores that stay
-     * open (after an expiry, say). Waits for the write transaction like {@link #beginWrite()}.
-     * Returns the bytes the file gave back.
+     * Moves the pages in use down so that the file ends at its last page still in use, as a close
+     * does ({@link StoreOptions#compactAtClose}): when an eighth of the file and 1 MiB would go, one
+     * commit copies the pages above what the store needs into free ones, and a checkpoint makes it
+     * durable. Pages that a named revision or a snapshot of an older revision (here or in another
+     * process) reaches stay where they are, and the file ends after the last of them; a named
+     * revision reads the same pages as before. For stores that stay open (after an expiry, say).
+     * Waits for the write transaction like {@link #beginWrite()}. Returns the bytes the file gave back.
      */
     public long compact() {
         checkUnfailed();
@@ -1031,9 +1032,7 @@ public final class Store implements AutoCloseable {
         holdingWriter("compact", w -> {
             checkpoints.checkpoint();
             try {
-                if (!named.any()) {
-                    Compaction.atRest(checkpoints, pages, w, () -> beginInternalWrite(w));
-                }
+                Compaction.atRest(checkpoints, pages, w, named, () -> beginInternalWrite(w));
             } finally {
                 // The free tail back; the writer's next pages are then prefaulted afresh.
                 checkpoints.shrinkAndPrefault(w, false);
@@ -1328,9 +1327,8 @@ public final class Store implements AutoCloseable {
     private void closingCheckpoint(WriterState w) {
         checkpoints.atClose(w);
         try {
-            // Moving pages would leave the copies named revisions reach where they are: no gain.
-            if (options.compactAtClose() && !named.any()) {
-                Compaction.atRest(checkpoints, pages, w, () -> beginInternalWrite(w));
+            if (options.compactAtClose()) {
+                Compaction.atRest(checkpoints, pages, w, named, () -> beginInternalWrite(w));
             }
         } finally {
             // A compaction that failed (a damaged page met on the way) left every commit as it was.

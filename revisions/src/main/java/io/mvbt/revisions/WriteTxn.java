@@ -724,11 +724,12 @@ public final class WriteTxn extends View implements AutoCloseable {
     }
 
     /**
-     * Frees every subtree that drops and range deletes detached (a store compacting at close), and
-     * returns the branch pages of every tree and the catalog: what {@link #relocate} may copy
-     * besides the pages it moves.
+     * Frees every subtree that drops and range deletes detached (a store compacting at rest), and
+     * marks in {@code movable} every page of an earlier revision that {@link #relocate} with bound
+     * {@code keepThrough} may move or copy: those of every tree, the catalog and the free map written
+     * after it. Returns how many of them are branch pages, which it may copy without moving them.
      */
-    long freeDetachedAndCountBranches() {
+    long freeDetachedAndFindMovable(long keepThrough, PageSet movable) {
         checkUsable();
         try {
             changing();
@@ -736,11 +737,23 @@ public final class WriteTxn extends View implements AutoCloseable {
                 if (store.rootOf(base, store.garbageTree()).entries > 0) {
                     garbage().reclaim(Long.MAX_VALUE);
                 }
-                long branches = TreeEditor.branchPages(pages, catalog);
+                long[] branches = new long[1];
+                TreeEditor.Movable mark = (pageNo, written, count, branch) -> {
+                    // Pages of this transaction change in place.
+                    if (written != revision) {
+                        for (long p = pageNo; p < pageNo + count; p++) {
+                            movable.set(p);
+                        }
+                        branches[0] += branch ? 1 : 0;
+                    }
+                };
+                TreeEditor.movablePages(pages, catalog, keepThrough, mark);
                 for (Catalog.Entry e : Catalog.list(pages, catalog, base.fresh, true)) {
-                    branches += TreeEditor.branchPages(pages, rootOf(handleOf(e)));
+                    TreeEditor.movablePages(pages, rootOf(handleOf(e)), keepThrough, mark);
                 }
-                return branches;
+                RevisionWalker.freeMapOf(base, pages.pageSize()).walk(pages, keepThrough,
+                        (pageNo, written, type, address) -> movable.set(pageNo));
+                return branches[0];
             } catch (RuntimeException e) {
                 throw poisoned(e);
             } catch (Error e) {
@@ -752,11 +765,13 @@ public final class WriteTxn extends View implements AutoCloseable {
     }
 
     /**
-     * Moves every page numbered {@code limit} or higher into the lowest free pages, so that the
-     * file can end below it (a store compacting at close): the pages of every tree, the catalog's,
-     * and at commit the free map's. Returns the pages moved.
+     * Moves every page numbered {@code limit} or higher and written after {@code keepThrough} into
+     * the lowest free pages, so that the file can end below it (a store compacting at rest): the
+     * pages of every tree, the catalog's, and at commit the free map's. Pages written at or before
+     * {@code keepThrough} stay where they are: a held older revision (a named one, say) reaches them
+     * too. Returns the pages moved.
      */
-    long relocate(long limit) {
+    long relocate(long limit, long keepThrough) {
         checkUsable();
         try {
             changing();
@@ -764,14 +779,14 @@ public final class WriteTxn extends View implements AutoCloseable {
                 long moved = 0;
                 for (Catalog.Entry e : Catalog.list(pages, catalog, base.fresh, true)) {
                     TreeState state = state(handleOf(e));
-                    long m = state.exists ? editor.relocate(pages, state.root, limit) : 0;
+                    long m = state.exists ? editor.relocate(pages, state.root, limit, keepThrough) : 0;
                     if (m > 0) {
                         state.dirty = true;
                         moved += m;
                     }
                 }
-                moved += editor.relocate(pages, catalog, limit);
-                committer.relocateFreeMap(writer, limit);
+                moved += editor.relocate(pages, catalog, limit, keepThrough);
+                committer.relocateFreeMap(writer, limit, keepThrough);
                 return moved;
             } catch (RuntimeException e) {
                 throw poisoned(e);
