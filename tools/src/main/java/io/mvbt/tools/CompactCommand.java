@@ -18,8 +18,8 @@ import picocli.CommandLine.Parameters;
 @Command(name = "compact", mixinStandardHelpOptions = true,
         description = "Move the pages in use down and end the file at its last used page, in place (as a close"
                 + " does when an eighth of the file and 1 MiB would go). Its writer must be closed; a snapshot open elsewhere"
-                + " keeps the pages it sees where they are. A store with named revisions is not compacted: moving pages"
-                + " would leave the copies they reach where they are.")
+                + " keeps the pages it sees where they are, and so do named revisions: pages only the newest revision"
+                + " reaches move around them.")
 final class CompactCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "STORE", description = "The store file.")
     Path store;
@@ -44,8 +44,8 @@ final class CompactCommand implements Callable<Integer> {
         }
         long after = size();
         if (named > 0) {
-            System.err.printf("note: %s holds %,d named revision%s: not compacted (release them to compact; moving"
-                    + " pages would leave the copies they reach where they are)%n", store, named, named == 1 ? "" : "s");
+            System.err.printf("note: %s holds %,d named revision%s: the pages they reach stay where they are (release"
+                    + " them to give those back)%n", store, named, named == 1 ? "" : "s");
         }
         System.out.printf("%s: %,d bytes before, %,d after (%,d pages of %,d bytes in use) in %,d ms%n", store,
                 before, after, stats.pagesInUse(), stats.pageSize(), (System.nanoTime() - started) / 1_000_000);
