@@ -282,11 +282,12 @@ public final class StoreOptions {
     }
 
     /**
-     * Whether close moves the pages in use down so that the file ends at its last used page
-     * (default: yes). It does when an eighth of the file and 1 MiB would go and no reader waits for a
-     * freed page: one commit copies the pages above what the store needs (and the branch pages
-     * above them) into free ones, then a checkpoint. After ten million random inserts that took
-     * 3.1 s and made the file 59% smaller. Off, close gives back only the free tail.
+     * Whether close moves the pages in use down so that the file ends at its last page still in use
+     * (default: yes). It does when an eighth of the file and 1 MiB would go: one commit copies the
+     * pages above what the store needs (and the branch pages above them) into free ones, then a
+     * checkpoint. Pages that a named revision or a snapshot of an older revision reaches stay where
+     * they are, and the file ends after the last of them. After ten million random inserts that
+     * took 3.1 s and made the file 59% smaller. Off, close gives back only the free tail.
      */
     public StoreOptions compactAtClose(boolean on) {
         return new StoreOptions(pageSize, durability, checkpointInterval, checkpointBytes, writeTimeout, slowReaders,

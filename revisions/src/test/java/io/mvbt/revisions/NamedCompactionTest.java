@@ -153,6 +153,7 @@ class NamedCompactionTest {
             deleteMost(store, model, random);
             store.sync();
             long before = Files.size(file);
+            long diffPages = diffPagesRead(store, "first") + diffPagesRead(store, "second");
             try (Snapshot first = store.beginRead("first")) {
                 long given = store.compact();
                 assertTrue(given > before / 4 && Files.size(file) == before - given,
@@ -160,6 +161,9 @@ class NamedCompactionTest {
                 // A snapshot of a name reads what it read: nothing it reaches moved.
                 assertHolds(store, first, names.get("first"));
             }
+            // Only pages no name shares moved, which a diff from a name read anyway.
+            assertEquals(diffPages, diffPagesRead(store, "first") + diffPagesRead(store, "second"),
+                    "pages the diffs from the names to the newest read");
             assertNamesHold(store, names, model);
             store.update(tx -> tx.put(store.tree("a"), "after".getBytes(), "compaction".getBytes()));
             model.get("a").put("after".getBytes(), "compaction".getBytes());
@@ -169,6 +173,12 @@ class NamedCompactionTest {
         }
         try (Store store = Store.open(file, options(false))) {
             assertNamesHold(store, names, model);
+        }
+    }
+
+    private static long diffPagesRead(Store store, String name) {
+        try (Snapshot named = store.beginRead(name); Snapshot newest = store.beginRead()) {
+            return named.diff(newest, (tree, key, oldValue, newValue) -> { }).pagesRead();
         }
     }
 
