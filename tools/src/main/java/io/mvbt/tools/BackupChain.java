@@ -8,7 +8,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,9 +43,11 @@ final class BackupChain {
     }
 
     final Path dir;
+    private final DurableFiles files;
 
-    BackupChain(Path dir) {
+    BackupChain(Path dir, DurableFiles files) {
         this.dir = dir;
+        this.files = files;
     }
 
     static String deltaName(int link) {
@@ -104,8 +105,8 @@ final class BackupChain {
      */
     List<Path> deltas() {
         TreeMap<Integer, Path> found = new TreeMap<>();
-        try (Stream<Path> files = Files.list(dir)) {
-            files.forEach(p -> {
+        try (Stream<Path> listed = Files.list(dir)) {
+            listed.forEach(p -> {
                 String n = p.getFileName().toString();
                 if (n.matches("[0-9]{6}\\.delta")) {
                     found.put(Integer.parseInt(n.substring(0, 6)), p);
@@ -130,11 +131,11 @@ final class BackupChain {
 
     /** Removes what a backup killed midway left: files under temporary names. */
     void removeLeftovers() {
-        try (Stream<Path> files = Files.list(dir)) {
-            for (Path p : (Iterable<Path>) files::iterator) {
+        try (Stream<Path> listed = Files.list(dir)) {
+            for (Path p : (Iterable<Path>) listed::iterator) {
                 String n = p.getFileName().toString();
                 if (n.endsWith(".partial") || n.endsWith(".partial-lock") || n.endsWith(".tmp")) {
-                    Files.deleteIfExists(p);
+                    files.delete(p);
                 }
             }
         } catch (IOException e) {
@@ -174,7 +175,7 @@ final class BackupChain {
     }
 
     /** Writes a small file so that it is either absent or complete under its name, and durable. */
-    static void writeAtomically(Path file, byte[] bytes) {
+    private void writeAtomically(Path file, byte[] bytes) {
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
         try (FileChannel c = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                 StandardOpenOption.WRITE)) {
@@ -182,22 +183,15 @@ final class BackupChain {
             while (b.hasRemaining()) {
                 c.write(b);
             }
-            c.force(true);
+            files.force(c, tmp);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + tmp, e);
         }
         try {
-            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            syncDirectory(file.toAbsolutePath().getParent());
+            files.move(tmp, file, true);
+            files.syncDirectory(file.toAbsolutePath().getParent());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + file, e);
-        }
-    }
-
-    /** Makes a rename durable: the directory entry is data too. */
-    static void syncDirectory(Path dir) throws IOException {
-        try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
-            channel.force(true);
         }
     }
 }

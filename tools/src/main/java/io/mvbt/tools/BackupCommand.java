@@ -54,7 +54,7 @@ final class BackupCommand implements Callable<Integer> {
         long started = System.nanoTime();
         Map<String, Object> result;
         try (Store s = Store.open(store, StoreFiles.options().durability(Durability.NORMAL).compactAtClose(false))) {
-            result = backup(s, dest, since);
+            result = backup(s, dest, since, DurableFiles.DISK);
         } catch (StoreLockedException e) {
             throw new CommandException(ExitCodes.CANNOT_OPEN, e.getMessage() + "; a backup names revisions in the store,"
                     + " which takes its writer: close it first");
@@ -74,14 +74,14 @@ final class BackupCommand implements Callable<Integer> {
         return ExitCodes.OK;
     }
 
-    /** One backup of {@code s} into {@code dest}; what it wrote, for the output. */
-    static Map<String, Object> backup(Store s, Path dest, String since) {
+    /** One backup of {@code s} into {@code dest}, its durable steps through {@code files}; what it wrote, for the output. */
+    static Map<String, Object> backup(Store s, Path dest, String since, DurableFiles files) {
         try {
             Files.createDirectories(dest);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create " + dest, e);
         }
-        BackupChain chain = new BackupChain(dest);
+        BackupChain chain = new BackupChain(dest, files);
         BackupChain.Identity id = chain.identity();
         if (id == null) {
             requireEmpty(dest);
@@ -95,13 +95,14 @@ final class BackupCommand implements Callable<Integer> {
                     + ", not " + Long.toHexString(s.id()) + "); back up into a new directory");
         }
         BackupChain.Base base = chain.base(id);
-        Map<String, Object> out = base == null ? first(s, chain, id, since) : next(s, chain, id, base, since);
+        Map<String, Object> out = base == null ? first(s, chain, id, since, files) : next(s, chain, id, base, since, files);
         out.put("chain", Long.toHexString(id.chainId()));
         return out;
     }
 
     /** Link 0: a compact copy of the newest revision, which the source keeps under the chain's name. */
-    private static Map<String, Object> first(Store s, BackupChain chain, BackupChain.Identity id, String since) {
+    private static Map<String, Object> first(Store s, BackupChain chain, BackupChain.Identity id, String since,
+            DurableFiles files) {
         if (since != null) {
             throw new CommandException(ExitCodes.USAGE, "--since continues a chain, and " + chain.dir + " holds none yet;"
                     + " the first backup copies the newest revision");
@@ -111,7 +112,7 @@ final class BackupCommand implements Callable<Integer> {
         String name = id.namePrefix() + 0;
         long revision = s.retain(name);
         try {
-            Files.deleteIfExists(chain.full());
+            files.delete(chain.full());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot remove " + chain.full(), e);
         }
@@ -135,7 +136,7 @@ final class BackupCommand implements Callable<Integer> {
 
     /** Link k: the changes since the chain's last revision, then the name moves on. */
     private static Map<String, Object> next(Store s, BackupChain chain, BackupChain.Identity id, BackupChain.Base base,
-            String since) {
+            String since, DurableFiles files) {
         List<Path> deltas = chain.deltas();
         int link = deltas.size() + 1;
         long last = base.revision();
@@ -169,7 +170,7 @@ final class BackupCommand implements Callable<Integer> {
             DiffStats stats;
             try (Snapshot target = s.beginRead(name);
                     DeltaWriter writer = new DeltaWriter(chain.delta(link),
-                            new DeltaFormat.Header(link, id.chainId(), id.storeId(), last, to))) {
+                            new DeltaFormat.Header(link, id.chainId(), id.storeId(), last, to), files)) {
                 stats = from.diff(target, writer);
                 bytes = writer.finish();
                 records = writer.records();

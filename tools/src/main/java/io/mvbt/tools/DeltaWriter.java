@@ -6,9 +6,7 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.zip.CRC32C;
 
@@ -24,6 +22,7 @@ import io.mvbt.revisions.DiffVisitor;
 final class DeltaWriter implements DiffVisitor, AutoCloseable {
     private final Path target;
     private final Path partial;
+    private final DurableFiles files;
     private final FileChannel channel;
     private final CRC32C whole = new CRC32C();
     private final DeltaFormat.GrowingBytes block = new DeltaFormat.GrowingBytes();
@@ -33,9 +32,10 @@ final class DeltaWriter implements DiffVisitor, AutoCloseable {
     private long payloadBytes;
     private boolean finished;
 
-    DeltaWriter(Path target, DeltaFormat.Header header) {
+    DeltaWriter(Path target, DeltaFormat.Header header, DurableFiles files) {
         this.target = target;
         this.partial = target.resolveSibling(target.getFileName() + ".partial");
+        this.files = files;
         try {
             channel = FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                     StandardOpenOption.WRITE);
@@ -127,11 +127,11 @@ final class DeltaWriter implements DiffVisitor, AutoCloseable {
         t.putInt(DeltaFormat.crc(t.array(), 0, DeltaFormat.TRAILER_BYTES - 4));
         try {
             write(t.array());
-            channel.force(true);
+            files.force(channel, partial);
             long size = channel.size();
             channel.close();
-            Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE);
-            BackupChain.syncDirectory(target.toAbsolutePath().getParent());
+            files.move(partial, target, false);
+            files.syncDirectory(target.toAbsolutePath().getParent());
             finished = true;
             return size;
         } catch (IOException e) {
@@ -151,7 +151,7 @@ final class DeltaWriter implements DiffVisitor, AutoCloseable {
         }
         try {
             channel.close();
-            Files.deleteIfExists(partial);
+            files.delete(partial);
         } catch (IOException ignored) {
             // The delta already failed; that failure is the one to report.
         }

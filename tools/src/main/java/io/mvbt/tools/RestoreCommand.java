@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -46,10 +45,13 @@ final class RestoreCommand implements Callable<Integer> {
     @Option(names = "--force", description = "Replace TARGET if it exists (by a rename once the new store is complete).")
     boolean force;
 
+    /** How the restore's durable steps are done: on the disk, or through a test's recorder. */
+    DurableFiles files = DurableFiles.DISK;
+
     @Override
     public Integer call() {
         long started = System.nanoTime();
-        BackupChain chain = new BackupChain(dest);
+        BackupChain chain = new BackupChain(dest, files);
         if (!Files.isDirectory(dest)) {
             throw new CommandException(ExitCodes.CANNOT_OPEN, "no backup chain at " + dest);
         }
@@ -71,13 +73,9 @@ final class RestoreCommand implements Callable<Integer> {
                 }
                 s.sync();
             }
-            Files.deleteIfExists(FilePageStore.lockPathOf(partial));
-            if (force) {
-                Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } else {
-                Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE);
-            }
-            BackupChain.syncDirectory(target.toAbsolutePath().getParent());
+            files.delete(FilePageStore.lockPathOf(partial));
+            files.move(partial, target, force);
+            files.syncDirectory(target.toAbsolutePath().getParent());
         } catch (IOException e) {
             deleteQuietly(partial);
             throw new UncheckedIOException("restore to " + target + " failed", e);
@@ -192,12 +190,12 @@ final class RestoreCommand implements Callable<Integer> {
         return applied[0];
     }
 
-    private static void deleteStore(Path store) throws IOException {
-        Files.deleteIfExists(store);
-        Files.deleteIfExists(FilePageStore.lockPathOf(store));
+    private void deleteStore(Path store) throws IOException {
+        files.delete(store);
+        files.delete(FilePageStore.lockPathOf(store));
     }
 
-    private static void deleteQuietly(Path store) {
+    private void deleteQuietly(Path store) {
         try {
             deleteStore(store);
         } catch (IOException ignored) {
