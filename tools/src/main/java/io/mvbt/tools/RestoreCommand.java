@@ -74,6 +74,9 @@ final class RestoreCommand implements Callable<Integer> {
                 s.sync();
             }
             files.delete(FilePageStore.lockPathOf(partial));
+            // The store syncs what it wrote, but without deltas it wrote nothing and the copied bytes
+            // were never synced: the rename could reach the disk before them.
+            files.sync(partial);
             files.move(partial, target, force);
             files.syncDirectory(target.toAbsolutePath().getParent());
         } catch (IOException e) {
