@@ -77,7 +77,9 @@ final class BackupCommand implements Callable<Integer> {
     /** One backup of {@code s} into {@code dest}, its durable steps through {@code files}; what it wrote, for the output. */
     static Map<String, Object> backup(Store s, Path dest, String since, DurableFiles files) {
         try {
-            Files.createDirectories(dest);
+            // Durable in its parent too: a chain whose directory a power cut took would leave the
+            // source a name that no chain releases.
+            files.createDirectories(dest);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create " + dest, e);
         }

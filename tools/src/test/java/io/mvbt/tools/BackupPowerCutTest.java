@@ -7,10 +7,13 @@ import static io.mvbt.tools.CommandsTest.output;
 import static io.mvbt.tools.CommandsTest.status;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -21,21 +24,34 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.mvbt.revisions.Durability;
+import io.mvbt.revisions.NamedRevision;
+import io.mvbt.revisions.Snapshot;
 import io.mvbt.revisions.Store;
+import io.mvbt.revisions.StoreOptions;
+import io.mvbt.testkit.PowerCutPageStore;
 import io.mvbt.testkit.Profile;
 
 /**
- * Power cuts during restore, on a modelled disk ({@link PowerCutFiles}) that keeps only what the
- * tool's fsyncs made durable: before every durable step and after the command returns, states the
- * disk could hold are written out and checked (one that lost all that was not durable, one that
- * kept it all, one that kept the renames but not the data, the rest mixed at random). A cut leaves
- * TARGET absent, the old store byte for byte, or the complete restored store, never a partial one,
- * and a second restore succeeds. Short profile: {@value #SHORT_SAMPLES} states per cut;
- * {@code -Dmvbt.profile=long} for more, or {@code -Dmvbt.backup.powercut.samples=N}; replay with
- * {@code -Dmvbt.backup.powercut.seed=S}.
+ * Power cuts during backup and restore, on a modelled disk ({@link PowerCutFiles}) that keeps only
+ * what the tool's fsyncs made durable: before every durable step and after the command returns,
+ * states the disk could hold are written out and checked (one that lost all that was not durable,
+ * one that kept it all, one that kept the renames but not the data, the rest mixed at random). A cut during a backup leaves
+ * the chain as it was or one link longer (and once the command returned, one link longer), every
+ * link restoring to what the source held at its revision, key by key, and a later backup works; the
+ * source is a simulated disk cut at the same moment ({@link PowerCutPageStore}). A cut during a
+ * restore leaves TARGET absent, the old store byte for byte, or the complete restored store, never a
+ * partial one, and a second restore succeeds. Short profile: {@value #SHORT_LINKS} backups and
+ * {@value #SHORT_SAMPLES} states per cut; {@code -Dmvbt.profile=long} for more, or
+ * {@code -Dmvbt.backup.powercut.links=N}, {@code .samples=N}; replay with {@code .seed=S}.
  */
 class BackupPowerCutTest {
+    private static final int SHORT_LINKS = 4;
     private static final int SHORT_SAMPLES = 6;
+    private static final int PAGE_SIZE = 4096;
+    /** No background checkpoints: the source's writes all happen in the steps the test cuts between. */
+    private static final StoreOptions SOURCE = StoreOptions.defaults().pageSize(PAGE_SIZE).durability(Durability.NORMAL)
+            .checkpointInterval(Duration.ofHours(1)).compactAtClose(false);
 
     @TempDir
     Path dir;
@@ -53,6 +69,100 @@ class BackupPowerCutTest {
 
     private static int samples() {
         return Profile.size("mvbt.backup.powercut.samples", SHORT_SAMPLES, 20);
+    }
+
+    @Test
+    void aPowerCutDuringABackupLeavesTheChainAsItWasOrOneLinkLonger() throws Exception {
+        long seed = seed();
+        Random random = new Random(seed);
+        int backups = Profile.size("mvbt.backup.powercut.links", SHORT_LINKS, 12);
+        int samples = samples();
+        Path root = Files.createDirectories(dir.resolve("disk"));
+        Path dest = root.resolve("backup");
+        PowerCutPageStore disk = new PowerCutPageStore(PAGE_SIZE);
+        // What the source held at each link's revision.
+        List<TreeMap<String, TreeMap<String, String>>> links = new ArrayList<>();
+        int cuts = 0;
+        try (Store source = Store.open(disk, SOURCE)) {
+            for (int link = 0; link < backups; link++) {
+                BackupHistories.change(source, random, link == 0 ? 2_000 : 400);
+                // Its writer closed the store before the backup: only the backup's own writes are at stake.
+                source.sync();
+                links.add(contents(source));
+                PowerCutFiles files = new PowerCutFiles(root, () -> {
+                    List<byte[]> at = new ArrayList<>();
+                    for (int i = 0; i < samples; i++) {
+                        at.add(disk.cut(random));
+                    }
+                    return at;
+                });
+                BackupCommand.backup(source, dest, null, files);
+                files.finish();
+                for (PowerCutFiles.Cut cut : files.cuts()) {
+                    for (int i = 0; i < samples; i++) {
+                        PowerCutFiles.Outcome outcome = PowerCutFiles.Outcome.of(i);
+                        String where = "backup of link " + link + ", power cut " + cut + ", " + outcome + "; " + replay(seed);
+                        checkBackupCut(cut, outcome, cut.alongside.get(i), links, random, where);
+                    }
+                }
+                cuts += files.cuts().size();
+            }
+        }
+        System.out.printf("backup power cuts: %d backups, %d cuts, %d disk states checked; %s%n", backups, cuts, images,
+                replay(seed));
+    }
+
+    /**
+     * One state after a cut during the backup of link {@code links.size() - 1}: the chain has that
+     * link or stops before it, restores to what its last link held, and takes a later backup.
+     */
+    private void checkBackupCut(PowerCutFiles.Cut cut, PowerCutFiles.Outcome outcome, byte[] sourceImage,
+            List<TreeMap<String, TreeMap<String, String>>> links, Random random, String where) throws IOException {
+        Path image = dir.resolve("image-" + images++);
+        PowerCutFiles.write(cut, outcome, random, image);
+        Path dest = image.resolve("backup");
+        int before = links.size() - 1;
+        int found = linksIn(dest);
+        assertTrue(found == before || found == before + 1, where + ": the chain has " + found + " links, it had " + before
+                + " before this backup");
+        if (cut.last) {
+            assertEquals(before + 1, found, where + ": the backup returned, its link must survive");
+        }
+        Path restored = image.resolve("restored.mvbt");
+        Object[] r = mvbt("restore", dest.toString(), restored.toString());
+        if (found == 0) {
+            assertNotEquals(ExitCodes.OK, status(r), where);
+            assertFalse(Files.exists(restored), where);
+        } else {
+            assertEquals(ExitCodes.OK, status(r), where + ": " + output(r));
+            assertEquals(links.get(found - 1), BackupHistories.contents(restored), where + ": the chain's last link");
+        }
+        Reboot.now();
+        try (Store source = Store.open(PowerCutPageStore.of(sourceImage, PAGE_SIZE), SOURCE)) {
+            try {
+                BackupCommand.backup(source, dest, null, DurableFiles.DISK);
+            } catch (RuntimeException e) {
+                throw new AssertionError(where + ": a later backup failed", e);
+            }
+            Path again = image.resolve("again.mvbt");
+            Object[] r2 = mvbt("restore", dest.toString(), again.toString());
+            assertEquals(ExitCodes.OK, status(r2), where + ", a later backup: " + output(r2));
+            assertEquals(contents(source), BackupHistories.contents(again), where + ", a later backup");
+            long names = source.namedRevisions().stream().map(NamedRevision::name).filter(n -> n.startsWith("backup:"))
+                    .count();
+            assertEquals(1, names, where + ": after a later backup the source keeps one name for the chain");
+        }
+        delete(image);
+    }
+
+    /** Link 0 counts once its record is there; each delta is a link more. */
+    private static int linksIn(Path dest) throws IOException {
+        if (!Files.exists(dest.resolve(BackupChain.BASE))) {
+            return 0;
+        }
+        try (Stream<Path> files = Files.list(dest)) {
+            return 1 + (int) files.filter(p -> p.getFileName().toString().matches("[0-9]{6}\\.delta")).count();
+        }
     }
 
     @Test
@@ -127,6 +237,12 @@ class BackupPowerCutTest {
         assertEquals(expected, BackupHistories.contents(target), where + ", a second restore");
         assertFalse(Files.exists(image.resolve("target.mvbt.restoring")), where);
         delete(image);
+    }
+
+    private static TreeMap<String, TreeMap<String, String>> contents(Store store) {
+        try (Snapshot s = store.beginRead()) {
+            return BackupHistories.contents(store, s);
+        }
     }
 
     private static void delete(Path tree) throws IOException {
