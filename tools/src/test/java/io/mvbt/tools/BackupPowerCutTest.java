@@ -35,19 +35,19 @@ import io.mvbt.testkit.Profile;
 /**
  * Power cuts during backup and restore, on a modelled disk ({@link PowerCutFiles}) that keeps only
  * what the tool's fsyncs made durable: before every durable step and after the command returns,
- * states the disk could hold are written out and checked (one that lost all that was not durable,
- * one that kept it all, one that kept the renames but not the data, the rest mixed at random). A cut during a backup leaves
- * the chain as it was or one link longer (and once the command returned, one link longer), every
- * link restoring to what the source held at its revision, key by key, and a later backup works; the
- * source is a simulated disk cut at the same moment ({@link PowerCutPageStore}). A cut during a
- * restore leaves TARGET absent, the old store byte for byte, or the complete restored store, never a
- * partial one, and a second restore succeeds. Short profile: {@value #SHORT_LINKS} backups and
- * {@value #SHORT_SAMPLES} states per cut; {@code -Dmvbt.profile=long} for more, or
- * {@code -Dmvbt.backup.powercut.links=N}, {@code .samples=N}; replay with {@code .seed=S}.
+ * states the disk could hold are written out and checked ({@link #states}). A cut during a backup
+ * leaves the chain as it was or one link longer (and once the command returned, one link longer),
+ * its last link restoring to what the source held at its revision, key by key, and a later backup
+ * works; the source is a simulated disk cut at the same moment ({@link PowerCutPageStore}). A cut
+ * during a restore leaves TARGET absent, the old store byte for byte, or the complete restored
+ * store, never a partial one, and a second restore succeeds. Short profile: {@value #SHORT_LINKS}
+ * backups and {@value #SHORT_SAMPLES} states per cut besides the combinations of changed entries;
+ * {@code -Dmvbt.profile=long} for more, or {@code -Dmvbt.backup.powercut.links=N},
+ * {@code .samples=N}, {@code .entrybits=N}; replay with {@code .seed=S}.
  */
 class BackupPowerCutTest {
     private static final int SHORT_LINKS = 4;
-    private static final int SHORT_SAMPLES = 6;
+    private static final int SHORT_SAMPLES = 5;
     private static final int PAGE_SIZE = 4096;
     /** No background checkpoints: the source's writes all happen in the steps the test cuts between. */
     private static final StoreOptions SOURCE = StoreOptions.defaults().pageSize(PAGE_SIZE).durability(Durability.NORMAL)
@@ -56,7 +56,41 @@ class BackupPowerCutTest {
     @TempDir
     Path dir;
 
-    private int images;
+    /**
+     * One state to check at a cut: an outcome, and for {@link PowerCutFiles.Outcome#MIXED} which of
+     * the first {@code bits} changed directory entries survive (-1: chosen at random).
+     */
+    private record State(PowerCutFiles.Outcome outcome, long entries, int bits) {
+        Path write(PowerCutFiles.Cut cut, Random random, Path into) {
+            PowerCutFiles.write(cut, outcome, entries, bits, random, into);
+            return into;
+        }
+
+        @Override
+        public String toString() {
+            return outcome + (entries >= 0 ? " entries " + Long.toBinaryString(entries) : "");
+        }
+    }
+
+    /**
+     * All lost, all kept, names without data, every combination of the first few changed directory
+     * entries (a missing directory fsync shows in one of them, whose chance by random choice alone
+     * is small), then random states up to {@code samples}.
+     */
+    private static List<State> states(PowerCutFiles.Cut cut, int samples) {
+        List<State> out = new ArrayList<>();
+        out.add(new State(PowerCutFiles.Outcome.LOST, -1, 0));
+        out.add(new State(PowerCutFiles.Outcome.KEPT, -1, 0));
+        out.add(new State(PowerCutFiles.Outcome.NAMES_WITHOUT_DATA, -1, 0));
+        int bits = Math.min(PowerCutFiles.changedEntries(cut), Profile.size("mvbt.backup.powercut.entrybits", 4, 6));
+        for (long entries = 0; entries < 1L << bits; entries++) {
+            out.add(new State(PowerCutFiles.Outcome.MIXED, entries, bits));
+        }
+        for (int i = out.size(); i < samples + (1 << bits); i++) {
+            out.add(new State(PowerCutFiles.Outcome.MIXED, -1, 0));
+        }
+        return out;
+    }
 
     private static long seed() {
         String s = System.getProperty("mvbt.backup.powercut.seed");
@@ -83,6 +117,7 @@ class BackupPowerCutTest {
         // What the source held at each link's revision.
         List<TreeMap<String, TreeMap<String, String>>> links = new ArrayList<>();
         int cuts = 0;
+        int checked = 0;
         try (Store source = Store.open(disk, SOURCE)) {
             for (int link = 0; link < backups; link++) {
                 BackupHistories.change(source, random, link == 0 ? 2_000 : 400);
@@ -99,16 +134,18 @@ class BackupPowerCutTest {
                 BackupCommand.backup(source, dest, null, files);
                 files.finish();
                 for (PowerCutFiles.Cut cut : files.cuts()) {
-                    for (int i = 0; i < samples; i++) {
-                        PowerCutFiles.Outcome outcome = PowerCutFiles.Outcome.of(i);
-                        String where = "backup of link " + link + ", power cut " + cut + ", " + outcome + "; " + replay(seed);
-                        checkBackupCut(cut, outcome, cut.alongside.get(i), links, random, where);
+                    List<State> states = states(cut, samples);
+                    for (int i = 0; i < states.size(); i++) {
+                        String where = "backup of link " + link + ", power cut " + cut + ", " + states.get(i) + "; "
+                                + replay(seed);
+                        checkBackupCut(cut, states.get(i), cut.alongside.get(i % samples), links, random, where);
                     }
+                    checked += states.size();
                 }
                 cuts += files.cuts().size();
             }
         }
-        System.out.printf("backup power cuts: %d backups, %d cuts, %d disk states checked; %s%n", backups, cuts, images,
+        System.out.printf("backup power cuts: %d backups, %d cuts, %d disk states checked; %s%n", backups, cuts, checked,
                 replay(seed));
     }
 
@@ -116,10 +153,9 @@ class BackupPowerCutTest {
      * One state after a cut during the backup of link {@code links.size() - 1}: the chain has that
      * link or stops before it, restores to what its last link held, and takes a later backup.
      */
-    private void checkBackupCut(PowerCutFiles.Cut cut, PowerCutFiles.Outcome outcome, byte[] sourceImage,
+    private void checkBackupCut(PowerCutFiles.Cut cut, State state, byte[] sourceImage,
             List<TreeMap<String, TreeMap<String, String>>> links, Random random, String where) throws IOException {
-        Path image = dir.resolve("image-" + images++);
-        PowerCutFiles.write(cut, outcome, random, image);
+        Path image = state.write(cut, random, dir.resolve("image"));
         Path dest = image.resolve("backup");
         int before = links.size() - 1;
         int found = linksIn(dest);
@@ -186,6 +222,7 @@ class BackupPowerCutTest {
         // The full copy alone into a new TARGET, then the whole chain over it, then over that.
         int[] restoreTo = {0, links.size() - 1, links.size() - 1};
         int cuts = 0;
+        int checked = 0;
         for (int round = 0; round < restoreTo.length; round++) {
             int link = restoreTo[round];
             byte[] old = Files.exists(target) ? Files.readAllBytes(target) : null;
@@ -199,23 +236,22 @@ class BackupPowerCutTest {
             assertEquals(ExitCodes.OK, restore.call());
             files.finish();
             for (PowerCutFiles.Cut cut : files.cuts()) {
-                for (int i = 0; i < samples; i++) {
-                    PowerCutFiles.Outcome outcome = PowerCutFiles.Outcome.of(i);
+                for (State state : states(cut, samples)) {
                     String where = "restore of link " + link + (old != null ? " --force" : "") + ", power cut " + cut
-                            + ", " + outcome + "; " + replay(seed);
-                    checkRestoreCut(cut, outcome, random, dest, old, revisions.get(link), links.get(link), where);
+                            + ", " + state + "; " + replay(seed);
+                    checkRestoreCut(cut, state, random, dest, old, revisions.get(link), links.get(link), where);
+                    checked++;
                 }
             }
             cuts += files.cuts().size();
         }
-        System.out.printf("restore power cuts: %d cuts, %d disk states checked; %s%n", cuts, images, replay(seed));
+        System.out.printf("restore power cuts: %d cuts, %d disk states checked; %s%n", cuts, checked, replay(seed));
     }
 
     /** One state after a cut during a restore: TARGET absent, the old store or complete; a second restore works. */
-    private void checkRestoreCut(PowerCutFiles.Cut cut, PowerCutFiles.Outcome outcome, Random random, Path dest,
-            byte[] old, long revision, TreeMap<String, TreeMap<String, String>> expected, String where) throws IOException {
-        Path image = dir.resolve("image-" + images++);
-        PowerCutFiles.write(cut, outcome, random, image);
+    private void checkRestoreCut(PowerCutFiles.Cut cut, State state, Random random, Path dest, byte[] old, long revision,
+            TreeMap<String, TreeMap<String, String>> expected, String where) throws IOException {
+        Path image = state.write(cut, random, dir.resolve("image"));
         Path target = image.resolve("target.mvbt");
         if (!Files.exists(target)) {
             assertEquals(null, old, where + ": the old TARGET is gone");

@@ -75,6 +75,40 @@ final class PowerCutFiles implements DurableFiles {
             this.nodes = nodes;
         }
 
+        private Map<Node, Map<String, Integer>> changed;
+
+        /** Each changed entry's number, directory by directory, numbered depth first by name. */
+        private Map<Node, Map<String, Integer>> changed() {
+            if (changed == null) {
+                changed = new IdentityHashMap<>();
+                number(root, new int[1]);
+            }
+            return changed;
+        }
+
+        private void number(Node dir, int[] next) {
+            if (changed.containsKey(dir)) {
+                return;
+            }
+            Frozen f = nodes.get(dir);
+            Map<String, Integer> numbers = new TreeMap<>();
+            changed.put(dir, numbers);
+            TreeSet<String> names = new TreeSet<>(f.durableEntries().keySet());
+            names.addAll(f.entries().keySet());
+            for (String name : names) {
+                Node durable = f.durableEntries().get(name);
+                Node current = f.entries().get(name);
+                if (durable != current) {
+                    numbers.put(name, next[0]++);
+                }
+                for (Node child : new Node[] {durable, current}) {
+                    if (child != null && child.directory) {
+                        number(child, next);
+                    }
+                }
+            }
+        }
+
         @Override
         public String toString() {
             return last ? "after the command returned" : "before " + step;
@@ -236,26 +270,34 @@ final class PowerCutFiles implements DurableFiles {
         KEPT,
         /** Every create, rename and delete, but no data not synced: a journal that logs names and not data. */
         NAMES_WITHOUT_DATA,
-        /** Each directory entry and each file (lost, kept, or torn sector by sector and cut to either length) at random. */
-        MIXED;
-
-        /** Sample 0 loses all, 1 keeps all, 2 keeps names but not data, the rest are mixed. */
-        static Outcome of(int sample) {
-            return values()[Math.min(sample, MIXED.ordinal())];
-        }
+        /** Each directory entry (unless given) and each file (lost, kept, or torn by sector and cut to either length) at random. */
+        MIXED
     }
 
-    /** Writes into the new directory {@code into} one state the disk could hold after {@code cut}. */
-    static void write(Cut cut, Outcome outcome, Random random, Path into) {
+    /**
+     * The directory entries that changed since their directory's last fsync, anywhere in the tree,
+     * in a fixed order: {@link #write} can be told which of them survive.
+     */
+    static int changedEntries(Cut cut) {
+        return cut.changed().values().stream().mapToInt(Map::size).sum();
+    }
+
+    /**
+     * Writes into the new directory {@code into} one state the disk could hold after {@code cut}.
+     * With {@link Outcome#MIXED} and {@code entries} not negative, bit i of {@code entries} says
+     * whether changed entry i (of {@link #changedEntries}) is the current one; entries past its bits
+     * are chosen at random.
+     */
+    static void write(Cut cut, Outcome outcome, long entries, int bits, Random random, Path into) {
         try {
             Files.createDirectories(into);
-            writeDirectory(cut, cut.root, outcome, random, new IdentityHashMap<>(), into);
+            writeDirectory(cut, cut.root, outcome, entries, bits, random, new IdentityHashMap<>(), into);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write a crash image into " + into, e);
         }
     }
 
-    private static void writeDirectory(Cut cut, Node dir, Outcome outcome, Random random,
+    private static void writeDirectory(Cut cut, Node dir, Outcome outcome, long entries, int bits, Random random,
             IdentityHashMap<Node, byte[]> chosen, Path into) throws IOException {
         Frozen f = cut.nodes.get(dir);
         TreeSet<String> names = new TreeSet<>(f.durableEntries().keySet());
@@ -263,15 +305,23 @@ final class PowerCutFiles implements DurableFiles {
         for (String name : names) {
             Node durable = f.durableEntries().get(name);
             Node current = f.entries().get(name);
-            Node node = durable == current || outcome == Outcome.KEPT || outcome == Outcome.NAMES_WITHOUT_DATA ? current
-                    : outcome == Outcome.LOST ? durable : random.nextBoolean() ? durable : current;
+            Node node;
+            if (durable == current || outcome == Outcome.KEPT || outcome == Outcome.NAMES_WITHOUT_DATA) {
+                node = current;
+            } else if (outcome == Outcome.LOST) {
+                node = durable;
+            } else {
+                int i = cut.changed().get(dir).get(name);
+                boolean kept = entries >= 0 && i < bits ? (entries >>> i & 1) == 1 : random.nextBoolean();
+                node = kept ? current : durable;
+            }
             if (node == null) {
                 continue;
             }
             Path path = into.resolve(name);
             if (node.directory) {
                 Files.createDirectory(path);
-                writeDirectory(cut, node, outcome, random, chosen, path);
+                writeDirectory(cut, node, outcome, entries, bits, random, chosen, path);
             } else {
                 Files.write(path, chosen.computeIfAbsent(node, n -> content(cut.nodes.get(n), outcome, random)));
             }
