@@ -375,7 +375,6 @@ final class ReaderRegistry {
         return Arrays.stream(revisions.clone()).filter(r -> r != null).distinct().toArray(Revision[]::new);
     }
 
-    /** Open snapshots, oldest revision held and when its oldest holder opened: for stats. */
     /** Slots holding a revision now, allocating nothing ({@link StoreMetrics}). */
     long openCount() {
         long open = 0;
