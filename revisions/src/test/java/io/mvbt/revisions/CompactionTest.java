@@ -258,7 +258,7 @@ class CompactionTest {
     }
 
     /** Deletes about three quarters of the keys: a range in each tree, then single keys. */
-    private static void deleteMost(Store store, Map<String, TreeMap<byte[], byte[]>> model, Random random) {
+    static void deleteMost(Store store, Map<String, TreeMap<byte[], byte[]>> model, Random random) {
         for (String name : TREES) {
             TreeMap<byte[], byte[]> m = model.get(name);
             byte[] from = m.firstKey();

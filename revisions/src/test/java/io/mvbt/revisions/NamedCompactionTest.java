@@ -54,7 +54,7 @@ class NamedCompactionTest {
             kept = ModelHarness.deepCopy(model);
             // The store grows far past what the name reaches, then most of it goes.
             write(store, model, random, 60, 150);
-            deleteMost(store, model, random);
+            CompactionTest.deleteMost(store, model, random);
             store.sync();
             bytesBefore = Files.size(file);
             StoreStats stats = store.stats();
@@ -150,7 +150,7 @@ class NamedCompactionTest {
             store.retain("second");
             names.put("second", ModelHarness.deepCopy(model));
             write(store, model, random, 50, 150);
-            deleteMost(store, model, random);
+            CompactionTest.deleteMost(store, model, random);
             store.sync();
             long before = Files.size(file);
             long diffPages = diffPagesRead(store, "first") + diffPagesRead(store, "second");
@@ -257,29 +257,6 @@ class NamedCompactionTest {
                     model.computeIfAbsent(name, n -> ModelHarness.newMap()).put(key, value);
                 }
                 tx.commit();
-            }
-        }
-    }
-
-    /** Deletes about three quarters of the keys: a range in each tree, then single keys. */
-    private static void deleteMost(Store store, Map<String, TreeMap<byte[], byte[]>> model, Random random) {
-        for (String name : TREES) {
-            TreeMap<byte[], byte[]> m = model.get(name);
-            byte[] from = m.firstKey();
-            byte[] to = m.keySet().stream().skip(m.size() / 2).findFirst().orElseThrow();
-            store.update(tx -> tx.deleteRange(store.tree(name), from, to));
-            m.subMap(from, true, to, false).clear();
-            byte[][] keys = m.keySet().toArray(new byte[0][]);
-            for (int i = 0; i < keys.length; i += 64) {
-                try (WriteTxn tx = store.beginWrite()) {
-                    for (int j = i; j < Math.min(i + 64, keys.length); j++) {
-                        if (random.nextInt(2) == 0) {
-                            tx.delete(store.tree(name), keys[j]);
-                            m.remove(keys[j]);
-                        }
-                    }
-                    tx.commit();
-                }
             }
         }
     }
