@@ -26,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.mvbt.revisions.Durability;
 import io.mvbt.revisions.NamedRevision;
+import io.mvbt.revisions.Reboot;
 import io.mvbt.revisions.Snapshot;
 import io.mvbt.revisions.Store;
 import io.mvbt.revisions.StoreOptions;
