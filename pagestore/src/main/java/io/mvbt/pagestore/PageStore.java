@@ -113,6 +113,15 @@ public interface PageStore extends AutoCloseable {
     /** Makes every write so far durable; for a file, one fdatasync. */
     void sync();
 
+    /**
+     * Makes page {@code pageNo} as written so far durable, and no other write necessarily (a meta
+     * slot whose pages an earlier {@link #sync()} made durable); for a mapped file, an msync of
+     * that page. By default a whole {@link #sync()}.
+     */
+    default void syncPage(long pageNo) {
+        sync();
+    }
+
     /** Whether {@link #sync()} makes writes survive a power cut (false for memory). */
     boolean durable();
 

@@ -19,6 +19,11 @@ public class ForwardingPageStore implements PageStore {
     }
 
     @Override
+    public void syncPage(long pageNo) {
+        pages.syncPage(pageNo);
+    }
+
+    @Override
     public int pageSize() {
         return pages.pageSize();
     }

@@ -6,7 +6,10 @@ import java.util.concurrent.TimeUnit;
 
 import io.mvbt.pagestore.PageStore;
 
-/** A page store that passes everything to another, but can hold one chosen sync until the test lets it go. */
+/**
+ * A page store that passes everything to another, but can hold one chosen sync (whole or of one page)
+ * until the test lets it go.
+ */
 public final class GatedSyncPageStore extends ForwardingPageStore {
     private long syncs;
     private Gate gate;
@@ -45,6 +48,18 @@ public final class GatedSyncPageStore extends ForwardingPageStore {
 
     @Override
     public void sync() {
+        waitAtGate();
+        pages.sync();
+    }
+
+    /** A ranged sync counts as a sync, and may be held as one. */
+    @Override
+    public void syncPage(long pageNo) {
+        waitAtGate();
+        pages.syncPage(pageNo);
+    }
+
+    private void waitAtGate() {
         Gate held = null;
         synchronized (this) {
             syncs++;
@@ -63,6 +78,5 @@ public final class GatedSyncPageStore extends ForwardingPageStore {
                 throw new AssertionError(e);
             }
         }
-        pages.sync();
     }
 }

@@ -12,7 +12,8 @@ import io.mvbt.pagestore.local.RegionPageStore;
 
 /**
  * A store in memory that behaves like a disk under a power cut, for tests. {@link #sync()} makes
- * everything written so far durable (it copies the pages into a durable image). {@link #cut} then
+ * everything written so far durable (it copies the pages into a durable image); {@link #syncPage}
+ * makes that one page durable. {@link #cut} then
  * gives the bytes a disk could hold after the power failed: the durable image, with each page
  * changed since the last sync either lost, written, or torn (each 512-byte sector old or new) —
  * as the kernel may write dirty pages back in any order and at any time, and a sector is the unit
@@ -165,6 +166,32 @@ public final class PowerCutPageStore extends RegionPageStore {
                     pageSize);
         }
         durablePages = pages;
+        syncs++;
+    }
+
+    /**
+     * Copies page {@code pageNo} alone into the durable image, as an msync of one page: every other
+     * page changed since the last whole sync may still be lost or torn by a cut. Counts as a sync
+     * (a cut may be planned during it).
+     */
+    @Override
+    public synchronized void syncPage(long pageNo) {
+        checkOpen();
+        if (cutImage != null) {
+            throw new StorageException("the power is off");
+        }
+        if (syncs + 1 == cutAtSync) {
+            cutImage = cut(cutRandom);
+            throw new StorageException("power cut during sync " + cutAtSync);
+        }
+        maybeFail(Operation.SYNC);
+        if (pageNo >= durablePages) {
+            // The file's durable length is not this one's to change: a sync of one page does not grow it here.
+            throw new IllegalStateException("page " + pageNo + " lies past the durable length " + durablePages);
+        }
+        int pageSize = pageSize();
+        UNSAFE.copyMemory(null, address(pageNo), durable, UNSAFE.arrayBaseOffset(byte[].class) + pageNo * pageSize,
+                pageSize);
         syncs++;
     }
 

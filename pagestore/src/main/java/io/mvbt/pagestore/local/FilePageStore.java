@@ -534,6 +534,20 @@ public final class FilePageStore extends RegionPageStore {
         }
     }
 
+    /**
+     * An msync of the page: on Linux an fdatasync of that range (the page, written through the
+     * mapping or positionally, and the file's size as the journal holds it).
+     */
+    @Override
+    public void syncPage(long pageNo) {
+        checkWritable();
+        try {
+            forceMappedPage(pageNo);
+        } catch (java.io.UncheckedIOException e) {
+            throw new StorageException("msync of page " + pageNo + " of " + path + " failed: " + reason(e.getCause()), e);
+        }
+    }
+
     @Override
     public boolean durable() {
         return true;

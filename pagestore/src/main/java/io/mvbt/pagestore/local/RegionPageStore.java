@@ -130,6 +130,12 @@ public abstract class RegionPageStore implements PageStore {
         return BufferUtil.address(crossingRun(pageNo, pages));
     }
 
+    /** Forces page {@code pageNo} of a file mapping to the file: an msync of that page alone. */
+    protected final void forceMappedPage(long pageNo) {
+        Region region = chunkRegion[(int) (pageNo >>> chunkPageShift)];
+        ((java.nio.MappedByteBuffer) region.memory).force((int) ((pageNo - region.firstPage) << pageShift), pageSize);
+    }
+
     @Override
     public final ByteBuffer buffer(long pageNo, int pages) {
         ShadowFile s = shadow;
