@@ -13,7 +13,9 @@ import io.mvbt.pagestore.PageStore;
  * the {@link PagePath} the store's pages take: a checkpoint seals (checksums) and flushes every
  * page written since the durable revision beside the writer (twice, where the path asks: the
  * second pass takes the commits made during the first), then the path holds the newest revision,
- * seals and flushes its last pages and makes a steady copy of its meta durable. A store in memory
+ * seals and flushes its last pages and makes a steady copy of its meta durable. Where the path
+ * steadies its first pass ({@link PagePath#steadiesFirstPass}) the revision made durable is the
+ * one the pass sealed, whose steady meta was prepared as the checkpoint started. A store in memory
  * has nothing to make durable: every method but {@link #publishCommit} returns at once.
  */
 final class Checkpoints {
@@ -273,17 +275,21 @@ final class Checkpoints {
         }
         StoreEvents.Checkpoint event = new StoreEvents.Checkpoint();
         event.begin();
-        // The bulk of the writeback runs outside the meta lock, so that commits go on.
-        path.seal(sealer, c, since);
-        health.sync(path::flush);
-        long sealed = c.revision;
-        if (path.passesTwice() && publisher.latest().revision != sealed) {
-            Revision c2 = peers.hold(slot);
-            path.seal(sealer, c2, sealed);
+        if (path.steadiesFirstPass()) {
+            replaced(steadyFirstPass(slot, sealer));
+        } else {
+            // The bulk of the writeback runs outside the meta lock, so that commits go on.
+            path.seal(sealer, c, since);
             health.sync(path::flush);
-            sealed = c2.revision;
+            long sealed = c.revision;
+            if (path.passesTwice() && publisher.latest().revision != sealed) {
+                Revision c2 = peers.hold(slot);
+                path.seal(sealer, c2, sealed);
+                health.sync(path::flush);
+                sealed = c2.revision;
+            }
+            replaced(path.steady(slot, sealer, sealed));
         }
-        replaced(path.steady(slot, sealer, sealed));
         policy.checkpointed(publisher.durableRevision());
         event.end();
         if (event.shouldCommit()) {
@@ -291,6 +297,58 @@ final class Checkpoints {
             event.revision = publisher.durableRevision();
             event.since = since;
             event.commit();
+        }
+    }
+
+    /**
+     * A checkpoint that makes durable the revision c its one pass seals, not the newest at its end,
+     * so that no commit waits for a sync. As it starts, under the meta lock, c's steady meta is
+     * built from the newest meta, which is c's (a meta carries the free-space flips of its moment,
+     * which later commits change: it cannot be built afterwards), and its slot kept pending. Beside
+     * the writer c's pages are sealed and flushed, then the meta is written and its page alone
+     * synced. The metas of the commits made meanwhile are newer and not steady: after {@code kill
+     * -9} recovery opens at the newest of them, after a power cut at c. Returns the durable revision
+     * it replaced, or -1 if a SYNC commit made a newer one durable meanwhile.
+     */
+    private long steadyFirstPass(int slot, PageAccess sealer) {
+        Revision c;
+        long since;
+        Publisher.SteadyCopy copy;
+        publisher.lock();
+        try {
+            c = publisher.latest();
+            since = publisher.durableRevision();
+            // From here c is what becomes durable: its pages must not be reused, though it is not durable yet.
+            registry.hold(slot, c);
+            copy = publisher.prepareSteadyCopy(c);
+        } finally {
+            publisher.unlock();
+        }
+        boolean synced = false;
+        try {
+            path.seal(sealer, c, since);
+            health.sync(path::flush);
+            health.sync(() -> {
+                publisher.writeSteadyCopy(copy);
+                pages.syncPage(copy.slot());
+            });
+            synced = true;
+        } finally {
+            if (!synced) {
+                publisher.lock();
+                try {
+                    publisher.dropSteadyCopy(copy);
+                } finally {
+                    publisher.unlock();
+                }
+            }
+        }
+        publisher.lock();
+        try {
+            // Unless a SYNC commit made a newer revision durable meanwhile.
+            return publisher.steadyCopySynced(copy);
+        } finally {
+            publisher.unlock();
         }
     }
 

@@ -70,6 +70,15 @@ interface PagePath {
     }
 
     /**
+     * Whether a checkpoint makes durable the revision its one pass seals, with a steady meta
+     * prepared as it starts, rather than the newest at its end ({@link #steady} is then not used):
+     * no commit waits for the checkpoint's syncs.
+     */
+    default boolean steadiesFirstPass() {
+        return false;
+    }
+
+    /**
      * The end of a checkpoint whose passes sealed through revision {@code sealed}: the newest
      * revision is held in {@code slot}, its last pages sealed and flushed, and a steady copy of its
      * meta made durable. Returns the durable revision it replaced, or -1 if a SYNC commit made a

@@ -211,6 +211,14 @@ final class Publisher {
         MetaPage.writeBuilt(copy.page(), copy.length(), pages, copy.slot());
     }
 
+    /** A prepared steady copy that will not be made durable (its checkpoint failed): its slot may be chosen again. */
+    void dropSteadyCopy(SteadyCopy copy) {
+        assert lock.isHeldByCurrentThread();
+        if (slots.pending() == copy.slot()) {
+            slots.setPending(-1);
+        }
+    }
+
     /**
      * The steady copy is written and synced: its slot holds it, announced if it is still the
      * newest meta, and its revision becomes durable unless a SYNC commit made a newer one durable

@@ -18,8 +18,8 @@ import io.mvbt.testkit.PowerCutPageStore;
 
 /**
  * Commits that run while a checkpoint makes a revision durable must not reuse that revision's
- * pages: once the steady meta of revision h is on disk, a power cut that loses the newer metas
- * opens the store at h, and h must be whole.
+ * pages: once the steady meta of revision c (the one the checkpoint's pass sealed) is on disk, a
+ * power cut that loses the newer metas opens the store at c, and c must be whole.
  */
 class CheckpointRaceTest {
     private static final int KEYS = 1000;
@@ -48,43 +48,43 @@ class CheckpointRaceTest {
         writeRound(store, 0);
         store.sync();
         writeRound(store, 1);
+        long c = store.revision(); // the revision the checkpoint will make durable
         // The checkpoint holds round 1 (c) and writes it back outside the meta lock: hold that sync.
         GatedSyncPageStore.Gate first = gated.gate(1);
         CompletableFuture<Void> checkpoint = CompletableFuture.runAsync(store::sync);
         first.awaitEntered();
-        writeRound(store, 2); // h: the revision the checkpoint will make durable
-        // Let it go; hold its last sync, after the steady meta of h is written and the meta lock is free.
-        GatedSyncPageStore.Gate last = gated.gate(2);
+        writeRound(store, 2); // frees every page of c
+        // Let it go; hold its last sync, of the steady meta of c, written with the meta lock free.
+        GatedSyncPageStore.Gate last = gated.gate(1);
         first.release();
         last.awaitEntered();
-        long h = store.revision();
-        writeRound(store, 3); // frees every page of h
-        writeRound(store, 4); // allocates: must not take h's pages
+        writeRound(store, 3); // allocates: must not take c's pages
+        writeRound(store, 4);
         last.release();
         checkpoint.get();
         store.sync();
         byte[] image = disk.cut(new java.util.Random(1));
         store.close();
 
-        // A later power cut tore the newer metas: only the steady meta of h is left.
+        // A later power cut tore the newer metas: only the steady meta of c is left.
         PowerCutPageStore reopened = PowerCutPageStore.of(image, 4096);
         List<MetaPage.Record> metas = Recovery.readAll(reopened, new Checksums(reopened));
-        boolean hasH = false;
+        boolean hasC = false;
         for (MetaPage.Record m : metas) {
-            if (m.revision > h) {
+            if (m.revision > c) {
                 UNSAFE.setMemory(reopened.address(m.slot), reopened.pageSize(), (byte) 0);
             }
-            hasH |= m.revision == h && m.steady();
+            hasC |= m.revision == c && m.steady();
         }
-        assertTrue(hasH, "no steady meta of revision " + h + " among " + metas.size() + " metas");
+        assertTrue(hasC, "no steady meta of revision " + c + " among " + metas.size() + " metas");
         reopened.sync();
-        try (Store atH = Store.over(reopened, options, false)) {
-            try (Snapshot s = atH.beginRead()) {
+        try (Store atC = Store.over(reopened, options, false)) {
+            try (Snapshot s = atC.beginRead()) {
                 for (int i = 0; i < KEYS; i++) {
-                    assertArrayEquals(value(i, 2), s.get(atH.tree("t"), key(i)), "key " + i + " at revision " + h);
+                    assertArrayEquals(value(i, 1), s.get(atC.tree("t"), key(i)), "key " + i + " at revision " + c);
                 }
             }
-            atH.check().throwIfDamaged();
+            atC.check().throwIfDamaged();
         }
     }
 }
