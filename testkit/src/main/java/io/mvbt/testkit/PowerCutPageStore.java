@@ -147,15 +147,7 @@ public final class PowerCutPageStore extends RegionPageStore {
     /** Copies every page into the durable image: all written so far survives a cut. */
     @Override
     public synchronized void sync() {
-        checkOpen();
-        if (cutImage != null) {
-            throw new StorageException("the power is off");
-        }
-        if (syncs + 1 == cutAtSync) {
-            cutImage = cut(cutRandom);
-            throw new StorageException("power cut during sync " + cutAtSync);
-        }
-        maybeFail(Operation.SYNC);
+        beginSync();
         long pages = pageCount();
         int pageSize = pageSize();
         if (durable.length < pages * pageSize) {
@@ -170,12 +162,10 @@ public final class PowerCutPageStore extends RegionPageStore {
     }
 
     /**
-     * Copies page {@code pageNo} alone into the durable image, as an msync of one page: every other
-     * page changed since the last whole sync may still be lost or torn by a cut. Counts as a sync
-     * (a cut may be planned during it).
+     * What every sync does first: refuses once the power is off, cuts it if this is the sync the cut
+     * was planned in, and fails if failures are injected.
      */
-    @Override
-    public synchronized void syncPage(long pageNo) {
+    private void beginSync() {
         checkOpen();
         if (cutImage != null) {
             throw new StorageException("the power is off");
@@ -185,6 +175,16 @@ public final class PowerCutPageStore extends RegionPageStore {
             throw new StorageException("power cut during sync " + cutAtSync);
         }
         maybeFail(Operation.SYNC);
+    }
+
+    /**
+     * Copies page {@code pageNo} alone into the durable image, as an msync of one page: every other
+     * page changed since the last whole sync may still be lost or torn by a cut. Counts as a sync
+     * (a cut may be planned during it).
+     */
+    @Override
+    public synchronized void syncPage(long pageNo) {
+        beginSync();
         if (pageNo >= durablePages) {
             // The file's durable length is not this one's to change: a sync of one page does not grow it here.
             throw new IllegalStateException("page " + pageNo + " lies past the durable length " + durablePages);
