@@ -76,7 +76,7 @@ final class Committer {
         long written = space.takePagesWritten();
         checkpoints.written(written, pagesDurability);
         releaseHolders(space, revision);
-        w.count();
+        w.publishCounts();
         commits++;
         event.end();
         if (event.shouldCommit()) {
