@@ -209,7 +209,7 @@ class CheckpointBesideWriterTest {
     }
 
     /** What the page cache holds: every page as written, as a {@code kill -9} leaves the file. */
-    private static byte[] pageCache(PowerCutPageStore disk) {
+    static byte[] pageCache(PowerCutPageStore disk) {
         byte[] image = new byte[(int) (disk.pageCount() * PAGE)];
         for (long p = 0; p < disk.pageCount(); p++) {
             disk.buffer(p, 1).get(image, (int) (p * PAGE), PAGE);
