@@ -3,6 +3,7 @@ package io.mvbt.bench.jmh;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.nio.Buffer;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -36,8 +37,31 @@ final class VarHandlePage {
     private static final VarHandle ARRAY_LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class,
             ByteOrder.BIG_ENDIAN);
 
+    static {
+        loadAccessSignatureClasses();
+    }
+
     private ByteBuffer window;
     private int base;
+
+    /**
+     * Loads the classes that the JDK's buffer access methods name in their signatures, so that C2
+     * can inline those methods into the first compilation of a search. C2 does not inline a method
+     * whose signature names a class not yet loaded ("unloaded signature classes" in
+     * {@code -XX:+PrintInlining}), and nothing makes it recompile when the class loads later. On
+     * JDK 17 every {@link ByteBuffer} access, through a VarHandle or the buffer's own getters, goes
+     * through {@code ScopedMemoryAccess} methods that take a {@code ScopedMemoryAccess.Scope}, and
+     * that class is loaded only when C2 is first asked to compile one of those methods on its own.
+     * Whether that happens before or after the search is compiled is a race between compilations:
+     * two or three JVMs in ten lost it, and their search made dozens of calls instead of loads, at
+     * 3x to 10x the time, for as long as they ran. Reflecting on {@link Buffer} loads the signature
+     * classes of its methods (the scope on 17; the session classes on later JDKs, which load them
+     * at startup anyway) through public API. Cheap, and harmless to repeat; call it before the
+     * first access.
+     */
+    static void loadAccessSignatureClasses() {
+        Buffer.class.getDeclaredMethods();
+    }
 
     /**
      * The other shape, closer to today's code: page memory named by a {@code long} handle,
