@@ -25,11 +25,12 @@ import io.mvbt.bench.Workload;
 import io.mvbt.btree.Node;
 
 /**
- * The hottest read path, a key's binary search in a leaf (slot hints, then key bytes), four ways
+ * The hottest read path, a key's binary search in a leaf (slot hints, then key bytes), five ways
  * over the same pages: the production {@link Node#searchLeaf} on raw addresses through
  * {@code sun.misc.Unsafe}; the same steps through Agrona's {@link UnsafeBuffer} re-wrapped per page;
  * and {@link VarHandlePage} over {@link ByteBuffer} windows with no Unsafe at all, as a page object
- * re-wrapped per page and as static reads through {@code long} handles. Each operation
+ * re-wrapped per page and as static reads through {@code long} handles; and {@link BufferPage}, the
+ * page object through the buffer's own getters instead of VarHandles. Each operation
  * points at one of two pages in two windows (as a descent meets pages in several mappings) and
  * searches a present key. See docs/proposals/page-memory-without-unsafe.md.
  */
@@ -56,6 +57,7 @@ public class LeafSearchBenchmark {
     private int next;
     private final UnsafeBuffer unsafeBuffer = new UnsafeBuffer(0, 0);
     private final VarHandlePage varHandlePage = new VarHandlePage();
+    private final BufferPage bufferPage = new BufferPage();
 
     @Setup
     public void setUp() {
@@ -131,6 +133,12 @@ public class LeafSearchBenchmark {
     public int varHandle() {
         int i = nextLookup();
         return varHandlePage.wrap(windows[pageOf[i]], PAGE_OFFSET).searchLeaf(keys[i]);
+    }
+
+    @Benchmark
+    public int byteBuffer() {
+        int i = nextLookup();
+        return bufferPage.wrap(windows[pageOf[i]], PAGE_OFFSET).searchLeaf(keys[i]);
     }
 
     @Benchmark

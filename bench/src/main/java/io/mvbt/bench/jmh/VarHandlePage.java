@@ -34,7 +34,7 @@ final class VarHandlePage {
     private static final VarHandle SHORT = MethodHandles.byteBufferViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle INT = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle LONG_BE = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
-    private static final VarHandle ARRAY_LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class,
+    static final VarHandle ARRAY_LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class,
             ByteOrder.BIG_ENDIAN);
 
     static {
@@ -213,7 +213,7 @@ final class VarHandlePage {
         return 0;
     }
 
-    private static int hintOf(byte[] key, int prefix) {
+    static int hintOf(byte[] key, int prefix) {
         int hint = 0;
         for (int i = 0; i < 4; i++) {
             int at = prefix + i;

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import io.mvbt.btree.Node;
 
 /**
- * The four leaf searches the benchmark times find the same index, the production
+ * The five leaf searches the benchmark times find the same index, the production
  * {@link Node#searchLeaf}'s, for every key of the page and for keys between, before and after them.
  */
 class VarHandlePageTest {
@@ -22,6 +22,7 @@ class VarHandlePageTest {
         LeafSearchBenchmark bench = new LeafSearchBenchmark();
         bench.setUp();
         VarHandlePage page = new VarHandlePage();
+        BufferPage bufferPage = new BufferPage();
         UnsafeBuffer buffer = new UnsafeBuffer(0, 0);
         int checked = 0;
         for (int w = 0; w < 2; w++) {
@@ -35,6 +36,8 @@ class VarHandlePageTest {
                             () -> "VarHandle search of " + Arrays.toString(key));
                     assertEquals(expected, VarHandlePage.searchLeaf(VarHandlePage.handle(w, LeafSearchBenchmark.PAGE_OFFSET),
                             key), () -> "VarHandle search by handle of " + Arrays.toString(key));
+                    assertEquals(expected, bufferPage.wrap(bench.windows[w], LeafSearchBenchmark.PAGE_OFFSET).searchLeaf(key),
+                            () -> "ByteBuffer search of " + Arrays.toString(key));
                     buffer.wrap(address, LeafSearchBenchmark.PAGE);
                     assertEquals(expected, LeafSearchBenchmark.searchLeaf(buffer, key),
                             () -> "UnsafeBuffer search of " + Arrays.toString(key));
@@ -51,7 +54,7 @@ class VarHandlePageTest {
         assertEquals(2 * LeafSearchBenchmark.ENTRIES * 5, checked);
         // The benchmark's own lookups land on their keys.
         assertTrue(bench.unsafeAddress() >= 0 && bench.unsafeBuffer() >= 0 && bench.varHandle() >= 0
-                && bench.varHandleByHandle() >= 0);
+                && bench.byteBuffer() >= 0 && bench.varHandleByHandle() >= 0);
     }
 
     /** The key, a key just after it, one just before it, its prefix, and it with a byte more. */
