@@ -13,6 +13,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -298,14 +299,7 @@ class SyncBesideCheckpointPassTest {
         } finally {
             release.run();
         }
-        boolean checkpointed;
-        try {
-            checkpoint.get();
-            checkpointed = true;
-        } catch (ExecutionException e) {
-            assertCausedByTheCut(where + ": the checkpoint", e.getCause());
-            checkpointed = false;
-        }
+        boolean checkpointed = endedOrCut(checkpoint, where + ": the checkpoint");
         if (!(logged && cut == Cut.SYNC)) {
             // With a log, its cut leaves the disk working: the checkpoint may end.
             boolean ends = cut == Cut.HELD || cut == Cut.AFTER || cut == Cut.KILL;
@@ -375,6 +369,17 @@ class SyncBesideCheckpointPassTest {
     }
 
     /** Fails unless {@code failure} came from the power cut: a step that failed otherwise found damage. */
+    /** Waits for {@code task}: whether it ended, or false if the power cut failed it (any other failure throws). */
+    private static boolean endedOrCut(Future<?> task, String what) throws InterruptedException {
+        try {
+            task.get();
+            return true;
+        } catch (ExecutionException e) {
+            assertCausedByTheCut(what, e.getCause());
+            return false;
+        }
+    }
+
     private static void assertCausedByTheCut(String what, Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
             if (t.getMessage() != null && t.getMessage().contains("power")) {
@@ -463,14 +468,7 @@ class SyncBesideCheckpointPassTest {
         } finally {
             pass.release();
         }
-        boolean checkpointed;
-        try {
-            checkpoint.get();
-            checkpointed = true;
-        } catch (ExecutionException e) {
-            assertCausedByTheCut(where + ": the first checkpoint", e.getCause());
-            checkpointed = false;
-        }
+        boolean checkpointed = endedOrCut(checkpoint, where + ": the first checkpoint");
         waiting.join();
         boolean synced = failed.get() == null;
         if (!synced) {
