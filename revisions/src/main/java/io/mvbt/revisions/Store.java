@@ -999,6 +999,10 @@ public final class Store implements AutoCloseable {
      * Makes every commit so far durable: with a {@link StoreOptions#redoLog redo log}, one sync of
      * the log; otherwise a checkpoint, after which the free tail of the file goes back (not once
      * {@link #check} found the store damaged).
+     *
+     * @throws StoreFailedException if the store has failed, also when a checkpoint that ran after this
+     *     call's own failed it: the exception does not say whether this call's sync completed first
+     *     (it may have); what a sync that returned made durable stays durable
      */
     public void sync() {
         checkUnfailed();
